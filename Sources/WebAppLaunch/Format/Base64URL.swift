@@ -1,0 +1,109 @@
+/// Unpadded base64url (RFC 4648 §5), strict in what it accepts.
+///
+/// A token has exactly one textual form: no padding, no standard-alphabet `+` or `/`, no
+/// whitespace, and the unused bits of the last character must be zero. Anything else is
+/// rejected, so two different strings can never carry the same token bytes.
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 0xFF marks bytes outside the alphabet.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
+    }()
+
+    /// Encodes bytes without padding.
+    /// - Parameter bytes: The bytes.
+    /// - Returns: The base64url text.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        let input = Array(bytes)
+        let outputCount = (input.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: outputCount) { output in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var out = 0
+                var index = 0
+                while index + 3 <= input.count {
+                    let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    output[out] = alphabet[Int(value >> 18 & 63)]
+                    output[out + 1] = alphabet[Int(value >> 12 & 63)]
+                    output[out + 2] = alphabet[Int(value >> 6 & 63)]
+                    output[out + 3] = alphabet[Int(value & 63)]
+                    out += 4
+                    index += 3
+                }
+                let remaining = input.count - index
+                if remaining == 1 {
+                    let value = UInt32(input[index]) << 16
+                    output[out] = alphabet[Int(value >> 18 & 63)]
+                    output[out + 1] = alphabet[Int(value >> 12 & 63)]
+                    out += 2
+                } else if remaining == 2 {
+                    let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                    output[out] = alphabet[Int(value >> 18 & 63)]
+                    output[out + 1] = alphabet[Int(value >> 12 & 63)]
+                    output[out + 2] = alphabet[Int(value >> 6 & 63)]
+                    out += 3
+                }
+                return out
+            }
+        }
+    }
+
+    /// Decodes strict unpadded base64url.
+    /// - Parameter text: The text.
+    /// - Returns: The bytes, or `nil` for any character outside the alphabet, padding, an
+    ///   impossible length, or non-zero trailing bits.
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        var text = String(text)
+        return text.withUTF8 { decode(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Decodes strict unpadded base64url from raw UTF-8 bytes (the hot path of verification).
+    /// - Parameter utf8: The text's bytes.
+    /// - Returns: The bytes, or `nil` when the text is not canonical base64url.
+    public static func decode(utf8 input: UnsafeRawBufferPointer) -> [UInt8]? {
+        let count = input.count
+        let remainder = count % 4
+        guard remainder != 1 else { return nil }
+        let outputCount = count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var failed = false
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialised in
+            decodeTable.withUnsafeBufferPointer { table in
+                var out = 0
+                var index = 0
+                while index + 4 <= count {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 { failed = true; break }
+                    let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    output[out] = UInt8(truncatingIfNeeded: value >> 16)
+                    output[out + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                    output[out + 2] = UInt8(truncatingIfNeeded: value)
+                    out += 3
+                    index += 4
+                }
+                if !failed && remainder == 2 {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    if (a | b) & 0xC0 != 0 || b & 0x0F != 0 {
+                        failed = true
+                    } else {
+                        output[out] = a << 2 | b >> 4
+                        out += 1
+                    }
+                } else if !failed && remainder == 3 {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])], c = table[Int(input[index + 2])]
+                    if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 {
+                        failed = true
+                    } else {
+                        output[out] = a << 2 | b >> 4
+                        output[out + 1] = b << 4 | c >> 2
+                        out += 2
+                    }
+                }
+                initialised = failed ? 0 : out
+            }
+        }
+        return failed ? nil : output
+    }
+}

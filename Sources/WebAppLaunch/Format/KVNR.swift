@@ -1,0 +1,53 @@
+/// A German health-insurance number (Krankenversichertennummer): one letter A–Z, eight
+/// digits, one check digit.
+///
+/// The check digit is computed over the letter's two-digit alphabet position (A = 01 …
+/// Z = 26) followed by the eight digits, with weights 1-2-1-2…; two-digit products are
+/// replaced by their digit sum, and the check digit is the total modulo 10.
+public struct KVNR: Sendable, Hashable, CustomStringConvertible {
+    /// The ten characters, e.g. `A123456780`.
+    public let value: String
+
+    /// Validates a KVNR's syntax and check digit.
+    /// - Parameter value: The candidate.
+    /// - Returns: `nil` when the syntax or the check digit is wrong.
+    public init?(_ value: String) {
+        guard Self.isValid(value.utf8) else { return nil }
+        self.value = value
+    }
+
+    /// Whether the bytes are a KVNR with a correct check digit.
+    /// - Parameter bytes: The candidate's UTF-8 bytes.
+    /// - Returns: `true` only for `[A-Z][0-9]{9}` with the right check digit.
+    public static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+        guard bytes.count == 10, let first = bytes.first, (0x41...0x5A).contains(first) else { return false }
+        let digits = bytes.dropFirst()
+        guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+        let values = digits.map { Int($0 - 0x30) }
+        return checkDigit(letter: first, digits: values.prefix(8)) == values[8]
+    }
+
+    /// Computes the check digit for a letter and eight digits.
+    /// - Parameters:
+    ///   - letter: An ASCII capital letter.
+    ///   - digits: The eight serial digits.
+    /// - Returns: The check digit, 0 to 9.
+    public static func checkDigit(letter: UInt8, digits: some Collection<Int>) -> Int {
+        let position = Int(letter - 0x40)
+        let sequence = [position / 10, position % 10] + Array(digits)
+        var total = 0
+        for (index, digit) in sequence.enumerated() {
+            let product = digit * (index % 2 == 0 ? 1 : 2)
+            total += product / 10 + product % 10
+        }
+        return total % 10
+    }
+
+    /// The KVNR with all but the first letter and the check digit masked, for display and logs
+    /// meant for the user (`A********0`).
+    public var masked: String {
+        String(value.prefix(1)) + String(repeating: "*", count: 8) + String(value.suffix(1))
+    }
+
+    public var description: String { masked }
+}

@@ -1,0 +1,150 @@
+/// Reading and writing the binary token of format version 1, byte by byte as SPEC.md states:
+///
+/// ```
+/// version u8 | mode u8 | kid_len u8 | kid | iat u64 | exp u64 | nonce[16]
+///   | app_len u8 | app | aud_len u16 | aud | body_len u32 | body | mac[32]
+/// ```
+/// All integers are big-endian. `body` is the claims block (signed) or
+/// `iv[12] || AES-256-GCM(claims) || tag[16]` (sealed). The claims block is four
+/// `u16 length || bytes` fields: access token, first name, last name, KVNR.
+enum TokenLayout {
+    static let version: UInt8 = 1
+    static let nonceByteCount = 16
+    static let macByteCount = 32
+    /// The smallest possible token: one-byte kid, app and audience, empty body.
+    static let minimumByteCount = 3 + 1 + 8 + 8 + nonceByteCount + 1 + 1 + 2 + 1 + 4 + macByteCount
+
+    /// Serialises the header (everything before `body_len`).
+    static func header(_ header: LaunchHeader) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.append(header.version)
+        writer.append(header.mode.rawValue)
+        writer.appendPrefixed8(Array(header.kid.utf8))
+        writer.append(header.issuedAt)
+        writer.append(header.expiresAt)
+        writer.append(contentsOf: header.nonce)
+        writer.appendPrefixed8(Array(header.appID.utf8))
+        writer.appendPrefixed16(Array(header.audience.utf8))
+        return writer.bytes
+    }
+
+    /// Serialises the claims block.
+    static func claims(accessToken: String, firstName: String, lastName: String, kvnumber: String) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.appendPrefixed16(Array(accessToken.utf8))
+        writer.appendPrefixed16(Array(firstName.utf8))
+        writer.appendPrefixed16(Array(lastName.utf8))
+        writer.appendPrefixed16(Array(kvnumber.utf8))
+        return writer.bytes
+    }
+
+    /// The fields readable before the MAC is checked: version, mode and kid. Nothing else
+    /// is interpreted until the MAC has been verified.
+    struct Prefix {
+        let mode: LaunchMode
+        let kid: ArraySlice<UInt8>
+    }
+
+    /// Reads version, mode and kid (shape only).
+    static func prefix(of blob: [UInt8]) throws(LaunchError) -> Prefix {
+        guard blob.count >= minimumByteCount else { throw LaunchError(.malformed, "the token is too short") }
+        guard blob[0] == version else {
+            throw LaunchError(.unsupportedVersion, "the token's format version is not supported")
+        }
+        guard let mode = LaunchMode(rawValue: blob[1]) else {
+            throw LaunchError(.unsupportedMode, "the token's mode is neither signed nor sealed")
+        }
+        let kidLength = Int(blob[2])
+        guard kidLength >= 1, kidLength <= KeyringKey.maximumKeyIDLength, 3 + kidLength <= blob.count - macByteCount else {
+            throw LaunchError(.malformed, "the token's kid length is out of range")
+        }
+        let kid = blob[3..<(3 + kidLength)]
+        guard kid.allSatisfy(KeyringKey.isKeyIDByte) else {
+            throw LaunchError(.malformed, "the token's kid has invalid characters")
+        }
+        return Prefix(mode: mode, kid: kid)
+    }
+
+    /// The whole token, parsed after its MAC was verified (or, for inspection, without).
+    struct Parsed {
+        let header: LaunchHeader
+        /// The header bytes (sealed mode's associated data).
+        let headerBytes: ArraySlice<UInt8>
+        let body: ArraySlice<UInt8>
+    }
+
+    /// Parses the structure. Lengths must consume the token exactly.
+    static func parse(_ blob: [UInt8]) throws(LaunchError) -> Parsed {
+        let prefix = try prefix(of: blob)
+        var reader = ByteReader(blob[..<(blob.count - macByteCount)])
+        do {
+            _ = try reader.readByte()
+            _ = try reader.readByte()
+            let kid = try reader.readPrefixed8()
+            let issuedAt = try reader.readUInt64()
+            let expiresAt = try reader.readUInt64()
+            let nonce = try reader.read(nonceByteCount)
+            let app = try reader.readPrefixed8()
+            let audience = try reader.readPrefixed16()
+            let headerEnd = reader.position
+            let body = try reader.readPrefixed32()
+            guard reader.isAtEnd else { throw LaunchError(.malformed, "the token has trailing bytes") }
+            guard let appID = String(validating: app, as: UTF8.self), WebAppIDRule.isValid(appID),
+                  let audienceText = String(validating: audience, as: UTF8.self), !audienceText.isEmpty
+            else {
+                throw LaunchError(.malformed, "the token's app id or audience is not valid text")
+            }
+            let header = LaunchHeader(
+                version: version,
+                mode: prefix.mode,
+                kid: String(decoding: kid, as: UTF8.self),
+                issuedAt: issuedAt,
+                expiresAt: expiresAt,
+                nonce: Array(nonce),
+                appID: appID,
+                audience: audienceText
+            )
+            return Parsed(header: header, headerBytes: blob[..<headerEnd], body: body)
+        } catch let error as LaunchError {
+            throw error
+        } catch {
+            throw LaunchError(.malformed, "the token's lengths do not match its size")
+        }
+    }
+
+    /// Parses and validates a claims block.
+    static func parseClaims(_ bytes: some Collection<UInt8>) throws(LaunchError) -> LaunchClaims {
+        var reader = ByteReader(ArraySlice(bytes))
+        let fields: [ArraySlice<UInt8>]
+        do {
+            fields = [try reader.readPrefixed16(), try reader.readPrefixed16(), try reader.readPrefixed16(), try reader.readPrefixed16()]
+        } catch {
+            throw LaunchError(.invalidClaims, "the claims block's lengths do not match its size")
+        }
+        guard reader.isAtEnd else { throw LaunchError(.invalidClaims, "the claims block has trailing bytes") }
+        guard ClaimRules.isValidAccessToken(fields[0]) else {
+            throw LaunchError(.invalidClaims, "the access token is empty, too long or not visible ASCII")
+        }
+        guard let firstName = String(validating: fields[1], as: UTF8.self), ClaimRules.isValidName(firstName),
+              let lastName = String(validating: fields[2], as: UTF8.self), ClaimRules.isValidName(lastName)
+        else {
+            throw LaunchError(.invalidClaims, "a name is empty, too long, has control characters or is not NFC")
+        }
+        guard KVNR.isValid(fields[3]) else {
+            throw LaunchError(.invalidClaims, "the KVNR fails its syntax or check digit")
+        }
+        return LaunchClaims(
+            accessToken: String(decoding: fields[0], as: UTF8.self),
+            firstName: firstName,
+            lastName: lastName,
+            kvnr: KVNR(String(decoding: fields[3], as: UTF8.self))!
+        )
+    }
+}
+
+/// The app-id rule, shared with the registry's.
+enum WebAppIDRule {
+    static func isValid(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy(KeyringKey.isKeyIDByte)
+    }
+}

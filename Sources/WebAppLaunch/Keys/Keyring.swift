@@ -1,0 +1,181 @@
+import Foundation
+
+/// The set of keys a launcher signs with and a verifier accepts, loaded from a JSON file.
+///
+/// ```json
+/// {"development": false,
+///  "keys": [{"kid": "2026-11", "status": "active", "secret": "<base64url, 32+ bytes>"}]}
+/// ```
+///
+/// Keys are listed oldest first; the signer uses the last `active` one. A verifier looks a
+/// token's kid up here and rejects unknown or revoked kids: there is no default key.
+/// A production keyring (`development: false`) whose file is readable or writable by group
+/// or others is refused, as ssh refuses a private key with loose permissions.
+public struct Keyring: Sendable {
+    /// The keys, oldest first.
+    public let keys: [KeyringKey]
+    /// Whether these are development keys (shipped in the repository, hence public). The
+    /// server refuses to serve non-loopback addresses with them.
+    public let isDevelopment: Bool
+    private let derived: [String: DerivedKeys]
+
+    /// Creates a keyring from keys.
+    /// - Parameters:
+    ///   - keys: The keys, oldest first; kids must be unique.
+    ///   - isDevelopment: Whether the keys are development keys.
+    /// - Throws: ``KeyringError`` for duplicates, an empty list or a derivation failure.
+    public init(keys: [KeyringKey], isDevelopment: Bool) throws(KeyringError) {
+        guard !keys.isEmpty else { throw KeyringError(.empty, "a keyring needs at least one key") }
+        var derived: [String: DerivedKeys] = [:]
+        for key in keys {
+            guard derived[key.kid] == nil else {
+                throw KeyringError(.duplicateKeyID, "the kid `\(key.kid)` appears twice")
+            }
+            do {
+                derived[key.kid] = try DerivedKeys(secret: key.secret)
+            } catch {
+                throw KeyringError(.cryptoFailure, "OpenSSL failed to derive keys (error \(error.openSSLCode))")
+            }
+        }
+        self.keys = keys
+        self.isDevelopment = isDevelopment
+        self.derived = derived
+    }
+
+    /// Loads a keyring file, refusing loose permissions on a production keyring.
+    /// - Parameter path: The file's path.
+    /// - Throws: ``KeyringError`` naming the problem: missing file, unreadable, bad JSON,
+    ///   bad or short secret, bad or duplicate kid, insecure permissions.
+    public init(contentsOfFile path: String) throws(KeyringError) {
+        let fileManager = FileManager.default
+        guard fileManager.fileExists(atPath: path) else {
+            throw KeyringError(.missingFile, "no keyring file at \(path)")
+        }
+        let data: Data
+        let permissions: Int
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            permissions = (try fileManager.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+        } catch {
+            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
+        }
+        try self.init(json: data)
+        if !isDevelopment && permissions & 0o077 != 0 {
+            throw KeyringError(
+                .insecurePermissions,
+                "the keyring \(path) is accessible by group or others (mode \(String(permissions, radix: 8))); run chmod 600"
+            )
+        }
+    }
+
+    /// Decodes a keyring from JSON.
+    /// - Parameter json: The file's bytes.
+    /// - Throws: ``KeyringError`` for bad JSON, secrets or kids.
+    public init(json: Data) throws(KeyringError) {
+        let file: KeyringFile
+        do {
+            file = try JSONDecoder().decode(KeyringFile.self, from: json)
+        } catch {
+            throw KeyringError(.invalidJSON, "the keyring is not valid JSON of the expected shape")
+        }
+        var keys: [KeyringKey] = []
+        for entry in file.keys {
+            guard let bytes = Base64URL.decode(entry.secret) else {
+                throw KeyringError(.invalidSecret, "the secret of `\(entry.kid)` is not unpadded base64url")
+            }
+            keys.append(try KeyringKey(kid: entry.kid, status: entry.status, secret: try KeySecret(bytes: bytes)))
+        }
+        try self.init(keys: keys, isDevelopment: file.development ?? false)
+    }
+
+    /// The JSON form of this keyring, as written to a file (secrets included: handle it as
+    /// you would the file).
+    /// - Returns: Pretty-printed JSON bytes.
+    public func jsonRepresentation() -> Data {
+        let file = KeyringFile(
+            development: isDevelopment,
+            keys: keys.map { KeyringFile.Entry(kid: $0.kid, status: $0.status, secret: $0.secret.base64URLEncoded) }
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(file)) ?? Data()
+    }
+
+    /// Writes the keyring to a file with mode 0600, atomically (a temporary file renamed over
+    /// the old one), so a crash never leaves half a keyring.
+    /// - Parameter path: The destination.
+    /// - Throws: ``KeyringError/Code/unreadableFile`` when it cannot be written.
+    public func write(toFile path: String) throws(KeyringError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fileManager = FileManager.default
+        var data = jsonRepresentation()
+        data.append(UInt8(ascii: "\n"))
+        guard fileManager.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw KeyringError(.unreadableFile, "cannot create \(temporary)")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+            try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary)
+            if fileManager.fileExists(atPath: path) {
+                _ = try fileManager.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+            } else {
+                try fileManager.moveItem(atPath: temporary, toPath: path)
+            }
+        } catch {
+            try? fileManager.removeItem(atPath: temporary)
+            throw KeyringError(.unreadableFile, "cannot write the keyring to \(path)")
+        }
+    }
+
+    /// The key new launches are signed with: the last `active` key.
+    public var signingKey: KeyringKey? { keys.last { $0.status == .active } }
+
+    /// The key with a kid, whatever its status.
+    /// - Parameter kid: The key id.
+    /// - Returns: The key, or `nil`.
+    public func key(kid: String) -> KeyringKey? { keys.first { $0.kid == kid } }
+
+    /// A copy with one more key appended (it becomes the newest).
+    /// - Parameter key: The new key; its kid must be new.
+    /// - Returns: The new keyring.
+    public func adding(_ key: KeyringKey) throws(KeyringError) -> Keyring {
+        try Keyring(keys: keys + [key], isDevelopment: isDevelopment)
+    }
+
+    /// A copy with one key's status changed (retire to `verify-only`, or revoke).
+    /// - Parameters:
+    ///   - kid: The key id.
+    ///   - status: The new status.
+    /// - Returns: The new keyring.
+    public func setting(_ status: KeyStatus, forKeyID kid: String) throws(KeyringError) -> Keyring {
+        guard let index = keys.firstIndex(where: { $0.kid == kid }) else {
+            throw KeyringError(.unknownKeyID, "no key has the kid `\(kid)`")
+        }
+        var keys = keys
+        keys[index].status = status
+        return try Keyring(keys: keys, isDevelopment: isDevelopment)
+    }
+
+    func derivedKeys(kid: String) -> DerivedKeys? { derived[kid] }
+
+    /// Looks a kid up given as raw token bytes, without building a String on the hot path
+    /// beyond what the dictionary needs.
+    func derivedKeys(kidBytes: ArraySlice<UInt8>) -> (KeyringKey, DerivedKeys)? {
+        let kid = String(decoding: kidBytes, as: UTF8.self)
+        guard let derived = derived[kid], let key = keys.first(where: { $0.kid == kid }) else { return nil }
+        return (key, derived)
+    }
+}
+
+private struct KeyringFile: Codable {
+    struct Entry: Codable {
+        let kid: String
+        let status: KeyStatus
+        let secret: String
+    }
+    let development: Bool?
+    let keys: [Entry]
+}

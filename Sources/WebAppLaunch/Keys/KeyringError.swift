@@ -1,0 +1,44 @@
+/// Why a keyring could not be loaded, saved or used.
+public struct KeyringError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable, machine-readable error code.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        public let rawValue: String
+        /// Creates a code from its raw text.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The file does not exist.
+        public static let missingFile = Code(rawValue: "missing_file")
+        /// The file exists but could not be read or written.
+        public static let unreadableFile = Code(rawValue: "unreadable_file")
+        /// The file is not JSON of the documented shape.
+        public static let invalidJSON = Code(rawValue: "invalid_json")
+        /// A secret is not base64url or not 32 to 128 bytes long.
+        public static let invalidSecret = Code(rawValue: "invalid_secret")
+        /// A kid is empty, too long or outside `[A-Za-z0-9._-]`.
+        public static let invalidKeyID = Code(rawValue: "invalid_kid")
+        /// Two keys share a kid.
+        public static let duplicateKeyID = Code(rawValue: "duplicate_kid")
+        /// A production keyring file is readable or writable by group or others.
+        public static let insecurePermissions = Code(rawValue: "insecure_permissions")
+        /// The keyring holds no key.
+        public static let empty = Code(rawValue: "empty_keyring")
+        /// No key has the kid asked for.
+        public static let unknownKeyID = Code(rawValue: "unknown_kid")
+        /// OpenSSL failed while deriving keys.
+        public static let cryptoFailure = Code(rawValue: "crypto_failure")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence for people; never contains secret bytes.
+    public let reason: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "\(code): \(reason)" }
+}

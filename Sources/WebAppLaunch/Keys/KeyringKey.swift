@@ -1,0 +1,39 @@
+/// One key of a keyring: its id, status and secret.
+public struct KeyringKey: Sendable, Hashable {
+    /// The key id carried in clear in every token, so the verifier can pick the key.
+    public let kid: String
+    /// What the key may be used for.
+    public var status: KeyStatus
+    /// The secret; never printed.
+    public let secret: KeySecret
+
+    /// The longest key id accepted, in bytes.
+    public static let maximumKeyIDLength = 64
+
+    /// Creates a key.
+    /// - Parameters:
+    ///   - kid: 1 to 64 characters of `[A-Za-z0-9._-]`.
+    ///   - status: Its status.
+    ///   - secret: Its secret.
+    /// - Throws: ``KeyringError/Code/invalidKeyID`` for a bad kid.
+    public init(kid: String, status: KeyStatus, secret: KeySecret) throws(KeyringError) {
+        guard Self.isValidKeyID(kid) else {
+            throw KeyringError(.invalidKeyID, "a kid must be 1 to \(Self.maximumKeyIDLength) characters of [A-Za-z0-9._-]")
+        }
+        self.kid = kid
+        self.status = status
+        self.secret = secret
+    }
+
+    /// Whether a string is acceptable as a key id.
+    /// - Parameter kid: The candidate.
+    /// - Returns: `true` for 1 to 64 characters of `[A-Za-z0-9._-]`.
+    public static func isValidKeyID(_ kid: String) -> Bool {
+        !kid.isEmpty && kid.utf8.count <= maximumKeyIDLength && kid.utf8.allSatisfy(isKeyIDByte)
+    }
+
+    static func isKeyIDByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}

@@ -1,0 +1,41 @@
+internal import COpenSSL
+
+/// Comparisons whose time does not depend on where the inputs differ.
+public enum ConstantTime {
+    /// Compares two byte sequences with OpenSSL's `CRYPTO_memcmp`.
+    ///
+    /// Used for every MAC and tag comparison: an early-exit comparison leaks, through timing,
+    /// how many leading bytes of a forged MAC were right.
+    /// - Parameters:
+    ///   - lhs: The first bytes.
+    ///   - rhs: The second bytes.
+    /// - Returns: `true` when lengths and contents are equal. Lengths are public, so a
+    ///   length mismatch returns at once.
+    public static func equals(_ lhs: some ContiguousBytes, _ rhs: some ContiguousBytes) -> Bool {
+        lhs.withUnsafeBytes { lhs in
+            rhs.withUnsafeBytes { rhs in
+                guard lhs.count == rhs.count else { return false }
+                guard lhs.count > 0 else { return true }
+                return CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, lhs.count) == 0
+            }
+        }
+    }
+}
+
+extension ConstantTime {
+    /// Compares raw buffers in constant time (the verifier's MAC check, without copies).
+    static func equals(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard lhs.count > 0 else { return true }
+        return CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, lhs.count) == 0
+    }
+}
+
+/// Raw byte access without Foundation, for ``ConstantTime/equals(_:_:)``.
+public protocol ContiguousBytes {
+    /// Calls `body` with the bytes.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension Array: ContiguousBytes where Element == UInt8 {}
+extension ArraySlice: ContiguousBytes where Element == UInt8 {}

@@ -1,0 +1,6 @@
+import Hummingbird
+import Mustache
+import Prometheus
+import SQLiteNIO
+import PostgresNIO
+enum Placeholder {}

@@ -1,0 +1,54 @@
+/// What deep links a registered web app may ask the native app to open.
+///
+/// Without an allowlist, a page could route the user anywhere inside the app. The check
+/// is deliberately narrow: one scheme, a set of hosts, path prefixes and query keys.
+public struct DeepLinkAllowlist: Sendable, Hashable, Codable {
+    /// The deep-link scheme, lower case (for this app, `navidapro`).
+    public let scheme: String
+    /// Hosts (the first part after `scheme://`) the app may open, lower case.
+    public let hosts: [String]
+    /// Path prefixes allowed under those hosts; `["/"]` or an empty list allows every path.
+    public let pathPrefixes: [String]
+    /// Query parameter names the link may carry; any other name refuses the link.
+    public let queryKeys: [String]
+
+    /// Creates an allowlist.
+    /// - Parameters:
+    ///   - scheme: The deep-link scheme, e.g. `navidapro`.
+    ///   - hosts: The allowed hosts.
+    ///   - pathPrefixes: The allowed path prefixes; empty allows every path.
+    ///   - queryKeys: The allowed query parameter names.
+    public init(scheme: String = "navidapro", hosts: [String], pathPrefixes: [String] = [], queryKeys: [String] = []) {
+        self.scheme = scheme.lowercased()
+        self.hosts = hosts.map { $0.lowercased() }
+        self.pathPrefixes = pathPrefixes
+        self.queryKeys = queryKeys
+    }
+
+    private enum CodingKeys: String, CodingKey { case scheme, hosts, pathPrefixes, queryKeys }
+
+    /// Decodes an allowlist, defaulting the scheme to `navidapro` and the lists to empty.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            scheme: try container.decodeIfPresent(String.self, forKey: .scheme) ?? "navidapro",
+            hosts: try container.decode([String].self, forKey: .hosts),
+            pathPrefixes: try container.decodeIfPresent([String].self, forKey: .pathPrefixes) ?? [],
+            queryKeys: try container.decodeIfPresent([String].self, forKey: .queryKeys) ?? []
+        )
+    }
+
+    func validate() throws(RegistryError) {
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
+              scheme != "http", scheme != "https", scheme != "javascript", scheme != "data", scheme != "file"
+        else {
+            throw RegistryError(.invalidAllowlist, "a deep-link scheme must be a custom scheme such as `navidapro`")
+        }
+        guard !hosts.isEmpty, hosts.allSatisfy({ !$0.isEmpty }) else {
+            throw RegistryError(.invalidAllowlist, "a deep-link allowlist needs at least one host")
+        }
+        guard pathPrefixes.allSatisfy({ $0.hasPrefix("/") }) else {
+            throw RegistryError(.invalidAllowlist, "deep-link path prefixes must start with `/`")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The catalogue of registered web apps: the only places a launch may be sent.
+///
+/// The launcher mints launches only for apps listed here, and the native side resolves
+/// plugin links only to URLs listed here. Loading is strict: duplicate ids or URLs and
+/// malformed entries are errors, so a typo cannot silently widen where identities go.
+public struct Registry: Sendable {
+    /// The registered apps, in file order.
+    public let apps: [WebApp]
+    private let byID: [String: WebApp]
+    private let byURL: [RegisteredURL: WebApp]
+
+    /// Creates a registry from entries.
+    /// - Parameter apps: The apps; ids and registered URLs must be unique.
+    /// - Throws: ``RegistryError/Code/duplicateApp`` on a repeated id or URL.
+    public init(apps: [WebApp]) throws(RegistryError) {
+        var byID: [String: WebApp] = [:]
+        var byURL: [RegisteredURL: WebApp] = [:]
+        for app in apps {
+            guard byID.updateValue(app, forKey: app.id) == nil else {
+                throw RegistryError(.duplicateApp, "the app id `\(app.id)` is registered twice")
+            }
+            guard byURL.updateValue(app, forKey: app.url) == nil else {
+                throw RegistryError(.duplicateApp, "the URL of `\(app.id)` is registered twice")
+            }
+        }
+        self.apps = apps
+        self.byID = byID
+        self.byURL = byURL
+    }
+
+    /// Loads a registry file (see `registry.sample.json`).
+    /// - Parameter path: The file's path.
+    /// - Throws: ``RegistryError`` when the file is missing, not JSON, or any entry is invalid.
+    public init(contentsOfFile path: String) throws(RegistryError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RegistryError(.unreadableFile, "cannot read the registry at \(path)")
+        }
+        try self.init(json: data)
+    }
+
+    /// Decodes a registry from JSON: `{"apps": [{"id", "title", "summary", "url", "deepLinks"}]}`.
+    /// - Parameter json: The JSON bytes.
+    /// - Throws: ``RegistryError`` for malformed JSON or invalid entries.
+    public init(json: Data) throws(RegistryError) {
+        let file: RegistryFile
+        do {
+            file = try JSONDecoder().decode(RegistryFile.self, from: json)
+        } catch {
+            throw RegistryError(.invalidJSON, "the registry is not valid JSON of the expected shape")
+        }
+        var apps: [WebApp] = []
+        for entry in file.apps {
+            apps.append(try WebApp(
+                id: entry.id,
+                title: entry.title,
+                summary: entry.summary ?? "",
+                url: try RegisteredURL(entry.url),
+                deepLinks: entry.deepLinks
+            ))
+        }
+        try self.init(apps: apps)
+    }
+
+    /// The app registered under an id.
+    /// - Parameter id: The app id.
+    /// - Returns: The app, or `nil` when none has that id.
+    public func app(id: String) -> WebApp? { byID[id] }
+
+    /// The app registered at exactly this URL, after normalisation.
+    /// - Parameter url: A registered URL.
+    /// - Returns: The app, or `nil` when the URL is not registered.
+    public func app(at url: RegisteredURL) -> WebApp? { byURL[url] }
+}
+
+private struct RegistryFile: Decodable {
+    struct Entry: Decodable {
+        let id: String
+        let title: String
+        let summary: String?
+        let url: String
+        let deepLinks: DeepLinkAllowlist?
+    }
+    let apps: [Entry]
+}
