@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAppLaunchNativeTests",
-            dependencies: ["WebAppLaunchNative"],
+            dependencies: ["WebAppLaunchNative", "WebAppRegistry"],
             swiftSettings: strictSettings
         ),
         .testTarget(
