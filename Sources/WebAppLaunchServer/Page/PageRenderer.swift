@@ -1,0 +1,82 @@
+import Mustache
+import WebAppRegistry
+
+/// Renders the web app's page for a launch session with swift-mustache, whose `{{value}}`
+/// escapes HTML by default: names such as `</script><script>alert(1)</script>` render as
+/// text. No user value is ever placed inside the script or style.
+public struct PageRenderer: Sendable {
+    private let template: MustacheTemplate
+
+    /// The deep link the page's JavaScript-handler button posts, from the plugin contract.
+    public static let articleDeepLink = "navidapro://healthmagazin/details?article_id=606"
+
+    /// Parses the built-in template.
+    public init() {
+        do {
+            template = try MustacheTemplate(string: Self.templateText)
+        } catch {
+            fatalError("the built-in page template does not parse: \(error)")
+        }
+    }
+
+    /// Renders the page.
+    /// - Parameters:
+    ///   - session: The verified session.
+    ///   - app: The registered app being shown.
+    /// - Returns: The HTML.
+    public func render(session: LaunchSession, app: WebApp) -> String {
+        let deepLinkHost = app.deepLinks?.hosts.first ?? "healthmagazin"
+        let context: [String: Any] = [
+            "title": app.title,
+            "appID": app.id,
+            "firstName": session.firstName,
+            "lastName": session.lastName,
+            "maskedKVNR": session.maskedKVNR,
+            "greetingText": "Hello from \(app.title)",
+            "articleDeepLink": Self.articleDeepLink,
+            "overviewDeepLink": "navidapro://\(deepLinkHost)/details?article_id=1",
+            "script": PageAssets.script,
+            "style": PageAssets.style,
+        ]
+        return template.render(context)
+    }
+
+    // `{{{script}}}` and `{{{style}}}` are the fixed assets whose hashes the CSP allows.
+    private static let templateText = """
+    <!doctype html>
+    <html lang="de">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>{{title}}</title>
+    <style>{{{style}}}</style>
+    </head>
+    <body data-app-id="{{appID}}">
+    <header>
+    <p class="muted">{{title}}</p>
+    <h1 id="greeting">Hallo, <span id="first-name">{{firstName}}</span> <span id="last-name">{{lastName}}</span></h1>
+    </header>
+    <section class="card">
+    <dl>
+    <dt>Vorname</dt><dd id="first-name-value">{{firstName}}</dd>
+    <dt>Nachname</dt><dd id="last-name-value">{{lastName}}</dd>
+    <dt>KVNR</dt><dd id="kvnr">{{maskedKVNR}}</dd>
+    </dl>
+    </section>
+    <section class="card">
+    <h2>Talk to the app</h2>
+    <button id="display-text" type="button" data-bridge-action="displayText" data-bridge-data="{{greetingText}}">Show a message in the app</button>
+    <button id="display-name" type="button" data-bridge-action="displayText" data-bridge-data="{{firstName}} {{lastName}}">Send my name to the app</button>
+    <button id="deeplink-button" type="button" data-bridge-action="deeplink" data-bridge-data="{{articleDeepLink}}">User redirection via JavaScript handler</button>
+    <p><a id="deeplink-link" data-deeplink href="{{articleDeepLink}}">Open article 606 in the app</a></p>
+    <p><a id="deeplink-overview" data-deeplink href="{{overviewDeepLink}}">Open the article overview in the app</a></p>
+    </section>
+    <section id="bridge-fallback" hidden>
+    <p><strong>Opened in a browser:</strong> these messages would go to the app.</p>
+    <ul id="bridge-log"></ul>
+    </section>
+    <script>{{{script}}}</script>
+    </body>
+    </html>
+    """
+}

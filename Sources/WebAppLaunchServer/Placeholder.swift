@@ -1,6 +1,0 @@
-import Hummingbird
-import Mustache
-import Prometheus
-import SQLiteNIO
-import PostgresNIO
-enum Placeholder {}

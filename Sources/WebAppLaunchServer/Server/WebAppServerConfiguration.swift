@@ -1,0 +1,88 @@
+import Foundation
+import WebAppLaunch
+import WebAppRegistry
+
+/// Everything the web-app server needs, checked before it starts.
+public struct WebAppServerConfiguration: Sendable {
+    /// Keys accepted for launches and used for session cookies.
+    public var keyring: Keyring
+    /// The registered apps (for titles and deep-link allowlists).
+    public var registry: Registry
+    /// The apps served, each at its public URL.
+    public var apps: [ServedApp]
+    /// The address to bind; default `127.0.0.1`.
+    public var host: String
+    /// The port to bind; default 8080 (0 picks a free port).
+    public var port: Int
+    /// Skew, maximum lifetime and size limits of verification.
+    public var policy: VerificationPolicy
+    /// Seconds a session cookie lasts; default 1800 (30 minutes).
+    public var sessionLifetime: UInt64
+    /// The replay store.
+    public var replayStore: ReplayStoreConfiguration
+    /// The current time; injectable for tests.
+    public var clock: @Sendable () -> Date
+
+    /// Creates a configuration with the defaults.
+    /// - Parameters:
+    ///   - keyring: The keyring.
+    ///   - registry: The registry.
+    ///   - apps: The apps to serve.
+    public init(keyring: Keyring, registry: Registry, apps: [ServedApp]) {
+        self.keyring = keyring
+        self.registry = registry
+        self.apps = apps
+        self.host = "127.0.0.1"
+        self.port = 8080
+        self.policy = VerificationPolicy()
+        self.sessionLifetime = 1800
+        self.replayStore = .memory(capacity: InMemoryReplayStore.defaultCapacity)
+        self.clock = { Date() }
+    }
+
+    /// Whether the bind address is loopback only.
+    public var bindsLoopbackOnly: Bool {
+        RegisteredURL.isLoopback(host.lowercased())
+    }
+
+    /// Checks the settings, refusing anything unsafe with one clear sentence.
+    /// - Throws: ``ServerConfigurationError``.
+    public func validate() throws(ServerConfigurationError) {
+        guard !apps.isEmpty else { throw ServerConfigurationError("no web app to serve") }
+        guard (0...65535).contains(port) else { throw ServerConfigurationError("the port must be 0 to 65535") }
+        guard sessionLifetime >= 60, sessionLifetime <= 24 * 3600 else {
+            throw ServerConfigurationError("the session lifetime must be 60 s to 24 h")
+        }
+        guard keyring.keys.contains(where: { $0.status == .active }) else {
+            throw ServerConfigurationError("the keyring has no active key (needed for session cookies)")
+        }
+        if keyring.isDevelopment {
+            guard bindsLoopbackOnly else {
+                throw ServerConfigurationError("refusing development keys on the non-loopback address \(host): they are public; use a production keyring")
+            }
+            for served in apps where !served.publicURL.isLoopback {
+                throw ServerConfigurationError("refusing development keys for the non-loopback public URL \(served.publicURL)")
+            }
+        }
+        var paths = Set<String>()
+        for served in apps {
+            guard paths.insert(served.publicURL.path).inserted else {
+                throw ServerConfigurationError("two apps share the path \(served.publicURL.path)")
+            }
+            guard ["/healthz", "/metrics"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
+                throw ServerConfigurationError("an app cannot be served under /healthz or /metrics")
+            }
+        }
+    }
+}
+
+/// Why the server refuses to start.
+public struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One sentence naming the bad setting.
+    public let reason: String
+
+    /// Creates an error.
+    public init(_ reason: String) { self.reason = reason }
+
+    public var description: String { reason }
+}

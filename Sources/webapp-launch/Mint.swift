@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import WebAppLaunch
+
+extension WebAppLaunchCommand {
+    /// Mints a test launch URL for a registered app.
+    struct Mint: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a launch URL (or a self-submitting POST form) for a registered app and a user.",
+            discussion: """
+            Example:
+              webapp-launch mint --app healthmagazin --access-token abc --firstname Jürgen --lastname "O'Brien" --kvnumber A123456780
+            """
+        )
+
+        @Option(name: .long, help: "The registered app id.")
+        var app: String
+
+        @OptionGroup var registry: RegistryOption
+        @OptionGroup var keyring: KeyringOption
+
+        @Option(name: .long, help: "The user's access token.")
+        var accessToken: String
+
+        @Option(name: .long, help: "The user's first name.")
+        var firstname: String
+
+        @Option(name: .long, help: "The user's last name.")
+        var lastname: String
+
+        @Option(name: .long, help: "The user's KVNR (letter, eight digits, check digit).")
+        var kvnumber: String
+
+        @Option(name: .long, help: "Seconds until the launch expires (1-300).")
+        var ttl: UInt64 = LaunchSigner.defaultLifetime
+
+        @Option(name: .long, help: "sealed (claims encrypted, default) or signed (claims readable).")
+        var mode: String = "sealed"
+
+        @Flag(name: .long, help: "Print a self-submitting HTML form that POSTs the launch instead of a URL.")
+        var form = false
+
+        func validate() throws {
+            guard LaunchMode(name: mode) != nil else { throw ValidationError("--mode must be sealed or signed") }
+            guard (1...LaunchSigner.maximumLifetime).contains(ttl) else {
+                throw ValidationError("--ttl must be 1 to \(LaunchSigner.maximumLifetime) seconds")
+            }
+        }
+
+        func run() throws {
+            let signer = LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
+            let user = LaunchUser(accessToken: accessToken, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
+            do {
+                let url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)
+                print(form ? Self.postForm(for: url) : url)
+            } catch {
+                throw CommandFailure.configuration("\(error.code): \(error.reason)")
+            }
+        }
+
+        /// A page that POSTs `launch` to the registered URL as soon as it loads.
+        static func postForm(for url: String) -> String {
+            let questionMark = url.firstIndex(of: "?")!
+            let components = url[url.index(after: questionMark)...].split(separator: "&")
+            let token = components.first { $0.hasPrefix("launch=") }!.dropFirst("launch=".count)
+            let others = components.filter { !$0.hasPrefix("launch=") }
+            let action = String(url[..<questionMark]) + (others.isEmpty ? "" : "?" + others.joined(separator: "&"))
+            return """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><title>Launching…</title></head>
+            <body onload="document.forms[0].submit()">
+            <form method="post" action="\(htmlEscaped(action))">
+            <input type="hidden" name="launch" value="\(token)">
+            <noscript><button type="submit">Open the web app</button></noscript>
+            </form></body></html>
+            """
+        }
+
+        static func htmlEscaped(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import WebAppLaunch
+import WebAppLaunchServer
+import WebAppRegistry
+
+extension WebAppLaunchCommand {
+    /// Runs the web-app server.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the web app: verify launches, exchange them for a session, serve the page.",
+            discussion: """
+            With no options: 127.0.0.1:8080, development keyring, sample registry, in-memory replay
+            store; prints a launch URL for a demo user.
+            Examples:
+              webapp-launch serve
+              webapp-launch serve --port 9000 --replay sqlite:/var/lib/webapp-launch/replay.db
+              webapp-launch serve --host 0.0.0.0 --keyring /etc/webapp-launch/keyring.json \\
+                  --public-url https://magazin.example/app --app healthmagazin --replay "$DATABASE_URL"
+            """
+        )
+
+        @Option(name: .long, help: "Address to bind.")
+        var host: String = "127.0.0.1"
+
+        @Option(name: .long, help: "Port to bind.")
+        var port: Int = 8080
+
+        @OptionGroup var keyring: KeyringOption
+        @OptionGroup var registry: RegistryOption
+
+        @Option(name: .long, help: "Public URL of the app (the audience); requires --app.")
+        var publicURL: String?
+
+        @Option(name: .long, help: "Serve only this app id.")
+        var app: String?
+
+        @Option(name: .long, help: "Replay store: memory, sqlite:PATH or postgres://… (or env:VARIABLE).")
+        var replay: String = "memory"
+
+        @Option(name: .long, help: "Session lifetime in seconds.")
+        var sessionLifetime: UInt64 = 1800
+
+        @Option(name: .long, help: "Tolerated clock skew in seconds.")
+        var skew: UInt64 = 60
+
+        @Option(name: .long, help: "Maximum accepted launch lifetime in seconds.")
+        var maxTTL: UInt64 = 300
+
+        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
+        var logLevel: String = "info"
+
+        func validate() throws {
+            guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
+            guard skew <= 600 else { throw ValidationError("--skew must be at most 600") }
+            guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
+            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
+            if publicURL != nil && app == nil { throw ValidationError("--public-url requires --app") }
+        }
+
+        func run() async throws {
+            let level = Logger.Level(rawValue: logLevel)!
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let keyring = try keyring.load()
+            var registry = try registry.load()
+            if keyring.isDevelopment && publicURL == nil {
+                registry = try DevelopmentDefaults.rebasingLoopbackApps(of: registry, host: host, port: port)
+            }
+            let served = try servedApps(in: registry)
+            var configuration = WebAppServerConfiguration(keyring: keyring, registry: registry, apps: served)
+            configuration.host = host
+            configuration.port = port
+            configuration.sessionLifetime = sessionLifetime
+            configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
+            configuration.replayStore = try replayStore()
+            let server: WebAppServer
+            do {
+                server = try await WebAppServer.make(configuration: configuration)
+            } catch {
+                throw CommandFailure.configuration("\(error)")
+            }
+            let banner = try self.banner(keyring: keyring, registry: registry, served: served)
+            let application = server.makeApplication { _ in
+                FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+            }
+            try await application.runService()
+        }
+
+        private func servedApps(in registry: Registry) throws -> [ServedApp] {
+            if let app {
+                guard let entry = registry.app(id: app) else {
+                    throw CommandFailure.configuration("no app \(app) in the registry")
+                }
+                guard let publicURL else { return [ServedApp(entry)] }
+                do {
+                    return [ServedApp(entry, publicURL: try RegisteredURL(publicURL))]
+                } catch {
+                    throw CommandFailure.configuration("--public-url: \(error)")
+                }
+            }
+            let local = registry.apps.filter { $0.url.isLoopback && $0.url.port == port && RegisteredURL.isLoopback(host) }
+            guard !local.isEmpty else {
+                throw CommandFailure.configuration("no registered app is served at \(host):\(port); use --app and --public-url")
+            }
+            return local.map(ServedApp.init)
+        }
+
+        private func replayStore() throws -> ReplayStoreConfiguration {
+            var text = replay
+            if text.hasPrefix("env:") {
+                guard let value = ProcessInfo.processInfo.environment[String(text.dropFirst(4))] else {
+                    throw CommandFailure.configuration("the environment variable \(text.dropFirst(4)) is not set")
+                }
+                text = value
+            }
+            guard let store = ReplayStoreConfiguration(text) else {
+                throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
+            }
+            return store
+        }
+
+        private func banner(keyring: Keyring, registry: Registry, served: [ServedApp]) throws -> String {
+            var lines = ["webapp-launch serving on http://\(host):\(port) (replay store: \(replay.hasPrefix("postgres") ? "postgres" : replay))"]
+            if keyring.isDevelopment {
+                lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+                let signer = LaunchSigner(keyring: keyring, registry: registry)
+                for app in served {
+                    let url = try signer.launchURL(
+                        forRegisteredURL: app.publicURL,
+                        user: DevelopmentDefaults.demoUser,
+                        lifetime: LaunchSigner.maximumLifetime
+                    )
+                    lines.append("Open \(app.app.title) as the demo user (valid for \(LaunchSigner.maximumLifetime) s, once):")
+                    lines.append("  \(url)")
+                }
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

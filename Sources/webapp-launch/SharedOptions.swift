@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import WebAppLaunch
+import WebAppLaunchServer
+import WebAppRegistry
+
+/// `--keyring FILE`, defaulting to the shipped development keyring.
+struct KeyringOption: ParsableArguments {
+    @Option(name: .long, help: "Keyring file (default: keys/dev.keyring.json, development keys).")
+    var keyring: String?
+
+    var path: String { keyring ?? DevelopmentDefaults.locate(DevelopmentDefaults.keyringPath) }
+
+    func load() throws -> Keyring {
+        do {
+            return try Keyring(contentsOfFile: path)
+        } catch {
+            throw CommandFailure.configuration("keyring \(path): \(error)")
+        }
+    }
+}
+
+/// `--registry FILE`, defaulting to the shipped sample registry.
+struct RegistryOption: ParsableArguments {
+    @Option(name: .long, help: "Registry of web apps (default: keys/registry.sample.json).")
+    var registry: String?
+
+    var path: String { registry ?? DevelopmentDefaults.locate(DevelopmentDefaults.registryPath) }
+
+    func load() throws -> Registry {
+        do {
+            return try Registry(contentsOfFile: path)
+        } catch {
+            throw CommandFailure.configuration("registry \(path): \(error)")
+        }
+    }
+}
+
+/// Reads a URL argument, or standard input when it is `-`.
+func readURLArgument(_ argument: String) throws -> String {
+    guard argument == "-" else { return argument }
+    let data = FileHandle.standardInput.readDataToEndOfFile()
+    guard data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
+        throw CommandFailure.configuration("standard input is not a URL")
+    }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Prints a line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

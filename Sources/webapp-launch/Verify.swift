@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import WebAppLaunch
+import WebAppRegistry
+
+extension WebAppLaunchCommand {
+    /// Verifies a launch URL (everything but replay).
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify a launch URL: key, MAC, time, audience, app and claims (not replay).",
+            discussion: """
+            Exit 0 and a summary when valid, exit 1 and the error code when rejected.
+            Examples:
+              webapp-launch verify "http://127.0.0.1:8080/apps/healthmagazin?launch=…"
+              webapp-launch mint … | webapp-launch verify - --json
+            """
+        )
+
+        @Argument(help: "The launch URL, or - to read it from standard input.")
+        var url: String
+
+        @OptionGroup var keyring: KeyringOption
+        @OptionGroup var registry: RegistryOption
+
+        @Option(name: .long, help: "Expected audience (registered URL); default: the URL without launch.")
+        var audience: String?
+
+        @Option(name: .long, help: "Expected app id; default: the app registered at the audience.")
+        var app: String?
+
+        @Flag(name: .long, help: "Print the result as JSON.")
+        var json = false
+
+        @Flag(name: .long, help: "Show the access token itself instead of its length and hash.")
+        var reveal = false
+
+        func run() throws {
+            let text = try readURLArgument(url)
+            let keyring = try keyring.load()
+            let expectedAudience = try expectedAudience(for: text)
+            let registry = try? registry.load()
+            let appID = app ?? registry?.app(at: expectedAudience)?.id ?? (try? LaunchInspector.unverifiedHeader(of: text).appID) ?? ""
+            let verifier = LaunchVerifier(keyring: keyring, appID: appID, audiences: [expectedAudience])
+            let launch: VerifiedLaunch
+            do {
+                launch = try verifier.verify(url: text, now: Date())
+            } catch {
+                if json {
+                    print(#"{"valid":false,"error":"\#(error.code)"}"#)
+                }
+                throw CommandFailure.rejected("\(error.code): \(error.reason)")
+            }
+            try printSummary(launch)
+        }
+
+        private func expectedAudience(for text: String) throws -> RegisteredURL {
+            do {
+                if let audience { return try RegisteredURL(audience) }
+                guard let questionMark = text.firstIndex(of: "?") else {
+                    throw CommandFailure.rejected("malformed: the URL has no launch parameter")
+                }
+                let others = text[text.index(after: questionMark)...].split(separator: "&").filter { !$0.hasPrefix("launch=") }
+                return try RegisteredURL(String(text[..<questionMark]) + (others.isEmpty ? "" : "?" + others.joined(separator: "&")))
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure.configuration("audience: \(error)")
+            }
+        }
+
+        private func printSummary(_ launch: VerifiedLaunch) throws {
+            let header = launch.header
+            let claims = launch.claims
+            let fingerprint = try SHA256.hash(Array(claims.accessToken.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let accessToken = reveal ? claims.accessToken : "\(claims.accessToken.utf8.count) bytes, sha256 \(fingerprint)…"
+            let fields: [(String, String)] = [
+                ("app", header.appID),
+                ("audience", header.audience),
+                ("kid", header.kid),
+                ("mode", header.mode.description),
+                ("issued", Self.timestamp(header.issuedAt)),
+                ("expires", Self.timestamp(header.expiresAt)),
+                ("firstname", claims.firstName),
+                ("lastname", claims.lastName),
+                ("kvnumber", claims.kvnr.value),
+                ("access_token", accessToken),
+            ]
+            if json {
+                var object: [String: Any] = ["valid": true]
+                for (key, value) in fields { object[key] = value }
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print("valid launch")
+                for (key, value) in fields { print("  \(key.padding(toLength: 13, withPad: " ", startingAt: 0)) \(value)") }
+            }
+        }
+
+        static func timestamp(_ seconds: UInt64) -> String {
+            guard seconds < 253_402_300_800 else { return "\(seconds) (beyond year 9999)" }
+            return ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+
+/// `webapp-launch`: mint, verify and inspect launch URLs, manage keys, run the web app.
+@main
+struct WebAppLaunchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webapp-launch",
+        abstract: "Authenticated launches of registered web apps: keys, test URLs, verification and the web-app server.",
+        discussion: """
+        Exit codes: 0 success, 1 rejected launch, 2 usage or configuration error.
+
+        Quick start:
+          webapp-launch serve                      # then open the printed URL
+          webapp-launch mint --app healthmagazin --access-token T --firstname Erika --lastname Mustermann --kvnumber T012345678
+        """,
+        subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self]
+    )
+
+    /// Runs the command, mapping every usage or configuration error to exit code 2 with one
+    /// line on stderr (argument-parser's default would be 64 and a usage block).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            Foundation.exit(failure.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || error is ExitCode {
+                exit(withError: error)
+            }
+            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+            FileHandle.standardError.write(Data("error: \(message) (see --help)\n".utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// A failure with its exit code and the one line printed on stderr.
+struct CommandFailure: Error {
+    let exitCode: Int32
+    let message: String
+
+    /// Exit 1: a launch was rejected.
+    static func rejected(_ message: String) -> CommandFailure { CommandFailure(exitCode: 1, message: message) }
+    /// Exit 2: usage or configuration.
+    static func configuration(_ message: String) -> CommandFailure { CommandFailure(exitCode: 2, message: message) }
+}
