@@ -71,6 +71,11 @@ let package = Package(
             name: "webapp-launch",
             dependencies: [
                 "WebAppLaunchServer",
+                "WebAppLaunchNative",
+                "WebAppLaunch",
+                "WebAppRegistry",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
