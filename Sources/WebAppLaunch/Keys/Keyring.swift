@@ -119,11 +119,9 @@ public struct Keyring: Sendable {
             try handle.synchronize()
             try handle.close()
             try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary)
-            if fileManager.fileExists(atPath: path) {
-                _ = try fileManager.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
-            } else {
-                try fileManager.moveItem(atPath: temporary, toPath: path)
-            }
+            // rename(2) replaces an existing file atomically. (FileManager.replaceItemAt on
+            // Linux removes the old file and then fails, leaving no keyring at all.)
+            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
             try? fileManager.removeItem(atPath: temporary)
             throw KeyringError(.unreadableFile, "cannot write the keyring to \(path)")

@@ -113,7 +113,10 @@ public struct LaunchSigner: Sendable {
 
     static func seconds(_ date: Date) -> UInt64 {
         let interval = date.timeIntervalSince1970
-        return interval <= 0 ? 0 : UInt64(interval.rounded(.down))
+        // Clamped, never trapping: NaN and times before 1970 are 0, times past 2^64 s are UInt64.max.
+        guard interval > 0 else { return 0 }
+        guard interval < 18_446_744_073_709_551_616.0 else { return UInt64.max }
+        return UInt64(interval.rounded(.down))
     }
 
     /// Fixed nonce and IV, for test vectors only. Not reachable through the public API.

@@ -91,7 +91,8 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             claimed = try await replayStore.claim(launch.replayID, until: launch.replayDeadline, now: nowSeconds)
         } catch {
             context.logger.error("launch.replay_store_unavailable", metadata: [
-                "app": "\(verifier.appID)", "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
+                "app": "\(verifier.appID)", "code": "\(LaunchError.Code.replayStoreUnavailable)",
+                "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
                 "store_error": "\(String(describing: type(of: error)))",
             ])
             metrics?.rejected(app: verifier.appID, code: LaunchError.Code.replayStoreUnavailable.rawValue)

@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import Testing
+import WebAppLaunch
+import WebAppLaunchServer
+
+@Suite("PostgreSQL replay store, shared by many verifier instances", .serialized)
+struct PostgresReplayStoreTests {
+    @Test("of 200 concurrent requests with one launch, spread over two instances sharing the database, exactly one is accepted")
+    func exactlyOnceAcrossInstances() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let storeA = try PostgresFixtures.store(url: cluster.url)
+        let storeB = try PostgresFixtures.store(url: cluster.url)
+        defer { storeA.shutdown(); storeB.shutdown() }
+        let launch = try PostgresFixtures.launchPathAndQuery()
+        let codes = try await withRunningServer(replayStore: storeA) { portA in
+            try await withRunningServer(replayStore: storeB) { portB in
+                let urls = (0..<200).map { index in "http://127.0.0.1:\(index.isMultiple(of: 2) ? portA : portB)\(launch)" }
+                return try statusCodes(of: urls)
+            }
+        }
+        #expect(codes.count == 200)
+        #expect(codes.filter { $0 == 303 }.count == 1, "status codes: \(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
+        #expect(codes.filter { $0 == 401 }.count == 199)
+        #expect(try await storeA.count() == 1)
+    }
+
+    @Test("a launch used on instance A is rejected on instance B")
+    func usedOnARejectedOnB() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let storeA = try PostgresFixtures.store(url: cluster.url)
+        let storeB = try PostgresFixtures.store(url: cluster.url)
+        defer { storeA.shutdown(); storeB.shutdown() }
+        let launch = try PostgresFixtures.launchPathAndQuery()
+        let first = try await withRunningServer(replayStore: storeA) { port in try statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+        let second = try await withRunningServer(replayStore: storeB) { port in try statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+        #expect(first == [303])
+        #expect(second == [401])
+    }
+
+    @Test("the nonce is stored as its keyed hash, never in clear")
+    func storesKeyedHashOnly() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url)
+        defer { store.shutdown() }
+        let token = try PostgresFixtures.signer.launchToken(for: "healthmagazin", user: PostgresFixtures.user)
+        let launch = try LaunchVerifier(keyring: PostgresFixtures.keyring, app: PostgresFixtures.app).verify(token: token, now: Date())
+        #expect(try await store.claim(launch.replayID, until: launch.replayDeadline, now: 0))
+        let dump = try psql(cluster.url, "SELECT encode(replay_id, 'hex') FROM webapp_launch_claims")
+        let nonceHex = launch.header.nonce.map { String(format: "%02x", $0) }.joined()
+        #expect(dump.contains(launch.replayID.hex))
+        #expect(!dump.contains(nonceHex))
+    }
+
+    @Test("expired rows are swept and live ones kept")
+    func sweepsExpiredRows() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url)
+        defer { store.shutdown() }
+        for index in 0..<10 {
+            let id = ReplayID(high: 7, low: UInt64(index))
+            #expect(try await store.claim(id, until: index < 6 ? 1_000 : 5_000, now: 900))
+        }
+        #expect(try await store.count() == 10)
+        #expect(try await store.sweep(now: 2_000) == 6)
+        #expect(try await store.count() == 4)
+        #expect(try await store.claim(ReplayID(high: 7, low: 9), until: 5_000, now: 2_000) == false)
+    }
+
+    @Test("with PostgreSQL stopped every launch gets 503 and none is accepted; after a restart launches succeed again")
+    func outageFailsClosedAndRecovers() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(1500))
+        defer { store.shutdown() }
+        try await withRunningServer(replayStore: store) { port in
+            let before = try statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"])
+            #expect(before == [303])
+
+            try cluster.stop()
+            let urls = try (0..<20).map { _ in "http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())" }
+            let during = try statusCodes(of: urls)
+            #expect(during.count == 20)
+            #expect(during.allSatisfy { $0 == 503 })
+            #expect(!during.contains(303))
+
+            try cluster.restart()
+            var recovered = false
+            for _ in 0..<40 where !recovered {
+                let code = try statusCodes(of: ["http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())"])
+                recovered = code == [303]
+                if !recovered {
+                    #expect(code == [503])
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            #expect(recovered)
+            let health = try statusCodes(of: ["http://127.0.0.1:\(port)/healthz"])
+            #expect(health == [200])
+        }
+    }
+
+    @Test("a malformed database URL is refused with invalid_configuration, without echoing the password", arguments: [
+        "mysql://user:s3cret@127.0.0.1/db", "postgres://:s3cret@127.0.0.1/db", "postgres://user:s3cret@/db",
+        "postgres://user:s3cret@127.0.0.1/db?sslmode=bogus",
+    ])
+    func malformedURL(url: String) {
+        #expect {
+            try PostgresReplayStore(configuration: .init(url: url), logger: .init(label: "t"))
+        } throws: { error in
+            (error as? ReplayStoreError)?.code == .invalidConfiguration && !String(describing: error).contains("s3cret")
+        }
+    }
+}
+
+/// Runs one query with psql and returns its unaligned output.
+func psql(_ url: String, _ sql: String) throws -> String {
+    try runSubprocess("/usr/bin/psql", [url, "-tAc", sql]).output
+}

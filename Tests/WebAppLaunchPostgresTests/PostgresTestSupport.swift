@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import WebAppLaunch
+import WebAppLaunchServer
+import WebAppRegistry
+
+/// A throwaway PostgreSQL cluster on loopback, started through `scripts/pg-cluster` and
+/// destroyed by its watchdog when the test process exits.
+struct PostgresTestCluster: Sendable {
+    let directory: String
+    let url: String
+
+    static let repositoryRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    /// Starts a fresh cluster in its own directory.
+    static func start() throws -> PostgresTestCluster {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wal-pg-\(UUID().uuidString.prefix(8))").path
+        let url = try run(["start", directory])
+        return PostgresTestCluster(directory: directory, url: url)
+    }
+
+    /// Stops the server (the data stays), as an outage would.
+    func stop() throws { _ = try Self.run(["stop", directory]) }
+
+    /// Starts it again on the same port.
+    func restart() throws { _ = try Self.run(["start", directory]) }
+
+    /// Stops and deletes it.
+    func destroy() { _ = try? Self.run(["destroy", directory]) }
+
+    @discardableResult
+    private static func run(_ arguments: [String]) throws -> String {
+        let script = repositoryRoot.appendingPathComponent("scripts/pg-cluster").path
+        let result = try runSubprocess(script, arguments, environment: ["WATCH_PID": String(getpid())])
+        guard result.status == 0 else {
+            throw ClusterError(message: "pg-cluster \(arguments.joined(separator: " ")) exited \(result.status)")
+        }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct ClusterError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+}
+
+/// Keys, app and signer shared by the PostgreSQL suites.
+enum PostgresFixtures {
+    static let keyring = try! Keyring(
+        keys: [KeyringKey(kid: "pg-test", status: .active, secret: try! KeySecret(bytes: Array(repeating: 0x5A, count: 32)))],
+        isDevelopment: true
+    )
+    static let app = try! WebApp(id: "healthmagazin", title: "Gesundheitsmagazin", url: RegisteredURL("http://127.0.0.1:8080/apps/healthmagazin"))
+    static let registry = try! Registry(apps: [app])
+    static let signer = LaunchSigner(keyring: keyring, registry: registry)
+    static let user = LaunchUser(accessToken: "pg-access-token", firstName: "Jürgen", lastName: "Groß", kvnumber: "A123456780")
+
+    /// The launch's path and query, to send to any instance (the audience is the public URL,
+    /// which every instance behind the load balancer shares).
+    static func launchPathAndQuery() throws -> String {
+        let url = try signer.launchURL(for: app.id, user: user)
+        return String(url.dropFirst("http://127.0.0.1:8080".count))
+    }
+
+    static func store(url: String, claimTimeout: Duration = .seconds(2)) throws -> PostgresReplayStore {
+        var configuration = PostgresReplayStore.Configuration(url: url)
+        configuration.claimTimeout = claimTimeout
+        configuration.connectTimeout = .seconds(1)
+        return try PostgresReplayStore(configuration: configuration, logger: Logger(label: "test.pg"))
+    }
+}
+
+/// Runs a server on a free loopback port for the duration of `body`.
+func withRunningServer<T: Sendable>(
+    replayStore: any ReplayStore,
+    _ body: @Sendable (Int) async throws -> T
+) async throws -> T {
+    var configuration = WebAppServerConfiguration(
+        keyring: PostgresFixtures.keyring,
+        registry: PostgresFixtures.registry,
+        apps: [ServedApp(PostgresFixtures.app)]
+    )
+    configuration.port = 0
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .warning
+    let server = WebAppServer(configuration: configuration, replayStore: replayStore, logger: logger)
+    let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let application = server.makeApplication { channel in
+        portContinuation.yield(channel.localAddress?.port ?? 0)
+        portContinuation.finish()
+    }
+    let running = Task { try await application.run() }
+    defer { running.cancel() }
+    var iterator = portStream.makeAsyncIterator()
+    guard let port = await iterator.next(), port > 0 else { throw PostgresTestCluster.ClusterError(message: "the server did not start") }
+    return try await body(port)
+}
+
+/// Sends GET requests with curl, many at once, and returns each status code.
+/// - Parameter urls: Full URLs on loopback.
+func statusCodes(of urls: [String], parallel: Int = 64) throws -> [Int] {
+    var arguments = ["--silent", "--parallel", "--parallel-immediate", "--parallel-max", String(parallel), "--max-time", "20"]
+    for url in urls {
+        arguments += ["--output", "/dev/null", "--write-out", "%{http_code}\\n", url]
+    }
+    let result = try runSubprocess("/usr/bin/curl", arguments)
+    return result.output.split(separator: "\n").compactMap { Int($0) }
+}

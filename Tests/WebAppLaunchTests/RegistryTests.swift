@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import WebAppRegistry
+
+@Suite("The registry of web apps")
+struct RegistryTests {
+    static func code(_ body: () throws(RegistryError) -> Void) -> RegistryError.Code? {
+        do throws(RegistryError) {
+            try body()
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test("the sample registry loads with its two apps, found by id and by any spelling of their URL")
+    func sample() throws {
+        let path = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("../../keys/registry.sample.json").standardized.path
+        let registry = try Registry(contentsOfFile: path)
+        #expect(registry.apps.map(\.id) == ["healthmagazin", "bonusprogramm"])
+        #expect(registry.app(id: "healthmagazin")?.url.description == "http://127.0.0.1:8080/apps/healthmagazin")
+        #expect(registry.app(id: "bonusprogramm")?.url.query == "tenant=demo")
+        #expect(registry.app(at: try RegisteredURL("HTTP://127.0.0.1:8080/apps/healthmagazin"))?.id == "healthmagazin")
+        #expect(registry.app(at: try RegisteredURL("http://127.0.0.1:8080/apps/healthmagazin/")) == nil)
+        #expect(registry.app(id: "unknown") == nil)
+        #expect(registry.app(id: "healthmagazin")?.deepLinks?.hosts == ["healthmagazin"])
+    }
+
+    @Test("duplicate app ids and duplicate URLs (after normalisation) are refused")
+    func duplicates() throws {
+        let a = try WebApp(id: "a", title: "A", url: RegisteredURL("https://a.example/"))
+        let sameID = try WebApp(id: "a", title: "A2", url: RegisteredURL("https://other.example/"))
+        let sameURL = try WebApp(id: "b", title: "B", url: RegisteredURL("HTTPS://A.example:443"))
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(apps: [a, sameID]) } == .duplicateApp)
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(apps: [a, sameURL]) } == .duplicateApp)
+        let json = Data(#"{"apps": [{"id": "x", "title": "X", "url": "https://x.example/"}, {"id": "x", "title": "Y", "url": "https://y.example/"}]}"#.utf8)
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(json: json) } == .duplicateApp)
+    }
+
+    @Test("bad files and entries fail with the exact code", arguments: [
+        (#"{"apps": 1}"#, RegistryError.Code.invalidJSON),
+        (#"not json"#, .invalidJSON),
+        (#"{"apps": [{"id": "a b", "title": "X", "url": "https://x.example/"}]}"#, .invalidAppID),
+        (#"{"apps": [{"id": "", "title": "X", "url": "https://x.example/"}]}"#, .invalidAppID),
+        (#"{"apps": [{"id": "x", "title": "X", "url": "http://x.example/"}]}"#, .invalidURL),
+        (#"{"apps": [{"id": "x", "title": "X", "url": "https://x.example/?launch=1"}]}"#, .invalidURL),
+        (#"{"apps": [{"id": "x", "title": "X", "url": "https://x.example/", "deepLinks": {"scheme": "https", "hosts": ["a"]}}]}"#, .invalidAllowlist),
+    ])
+    func refusals(_ json: String, _ expected: RegistryError.Code) {
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(json: Data(json.utf8)) } == expected)
+    }
+
+    @Test("a missing registry file is unreadable")
+    func missingFile() {
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(contentsOfFile: "/nonexistent/registry.json") } == .unreadableFile)
+    }
+
+    @Test("app ids are 1 to 64 characters of [A-Za-z0-9._-]")
+    func appIDs() {
+        #expect(WebApp.isValidID("health-magazin_2.0"))
+        #expect(WebApp.isValidID(String(repeating: "a", count: 64)))
+        #expect(!WebApp.isValidID(String(repeating: "a", count: 65)))
+        #expect(!WebApp.isValidID(""))
+        #expect(!WebApp.isValidID("a/b"))
+        #expect(!WebApp.isValidID("mägazin"))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The shape of `Vectors/vectors.json`, written by `scripts/vectors.py`.
+struct VectorFile: Decodable, Sendable {
+    struct User: Decodable, Sendable {
+        let access_token: String
+        let firstname: String
+        let lastname: String
+        let kvnumber: String
+    }
+
+    struct Inputs: Decodable, Sendable {
+        let secret_hex: String
+        let kid: String
+        let app_id: String
+        let registered_url: String
+        let iat: UInt64
+        let lifetime: UInt64
+        let mode: String
+        let user: User
+        let nonce_hex: String
+        let iv_hex: String?
+    }
+
+    struct Intermediates: Decodable, Sendable {
+        let mac_key_hex: String
+        let seal_key_hex: String
+        let session_key_hex: String
+        let replay_key_hex: String
+        let audience: String
+        let exp: UInt64
+        let claims_block_hex: String
+        let header_hex: String
+        let body_hex: String
+        let mac_input_hex: String
+        let mac_hex: String
+        let replay_id_hex: String
+    }
+
+    struct Expected: Decodable, Sendable {
+        let token: String
+        let launch_url: String
+        let claims: User
+    }
+
+    struct Vector: Decodable, Sendable {
+        let name: String
+        let description: String
+        let inputs: Inputs
+        let intermediates: Intermediates
+        let expected: Expected
+    }
+
+    struct Negative: Decodable, Sendable {
+        let name: String
+        let description: String
+        let secret_hex: String
+        let kid: String
+        let app_id: String
+        let registered_url: String
+        let now: UInt64
+        let token: String?
+        let query: String?
+        let expected_error: String?
+    }
+
+    struct Session: Decodable, Sendable {
+        let name: String
+        let secret_hex: String
+        let kid: String
+        let payload_hex: String
+        let iv_hex: String
+        let session_key_hex: String
+        let cookie: String
+    }
+
+    let vectors: [Vector]
+    let negative: [Negative]
+    let sessions: [Session]
+
+    static let shared: VectorFile = {
+        let url = Bundle.module.url(forResource: "vectors", withExtension: "json", subdirectory: "Vectors")!
+        return try! JSONDecoder().decode(VectorFile.self, from: Data(contentsOf: url))
+    }()
+}
+

@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+"""Generates Tests/WebAppLaunchTests/Vectors/vectors.json: the launch-token test vectors.
+
+An independent implementation of SPEC.md (format version 1) in Python, using only the
+standard library and the `cryptography` package (HMAC, HKDF, AES-GCM). It never calls the
+Swift code: the Swift suite (VectorTests.swift) checks itself against what this script
+writes, so the two implementations keep each other honest.
+
+    python3 scripts/vectors.py            # rewrite the vectors file
+    python3 scripts/vectors.py --check    # exit 1 if the file on disk differs
+
+Every input is fixed (secrets, nonces and IVs are derived from labels with SHA-256), so
+the output is byte-for-byte reproducible.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import struct
+import sys
+import unicodedata
+
+from cryptography.hazmat.primitives import hashes, hmac
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUTPUT = os.path.join(ROOT, "Tests", "WebAppLaunchTests", "Vectors", "vectors.json")
+
+# SPEC.md, "Labels".
+TOKEN_MAC_LABEL = b"WebAppLaunch-v1 token"
+MAC_KEY_INFO = b"WebAppLaunch-v1 mac key"
+SEAL_KEY_INFO = b"WebAppLaunch-v1 seal key"
+SESSION_KEY_INFO = b"WebAppLaunch-v1 session key"
+REPLAY_KEY_INFO = b"WebAppLaunch-v1 replay key"
+SESSION_AAD_LABEL = b"WebAppLaunch-v1 session"
+
+VERSION = 1
+MODES = {"signed": 1, "sealed": 2}
+KID_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+SKEW = 60
+
+
+# ---------------------------------------------------------------- primitives
+
+def hkdf(secret: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(secret)
+
+
+def hmac_sha256(key: bytes, data: bytes) -> bytes:
+    h = hmac.HMAC(key, hashes.SHA256())
+    h.update(data)
+    return h.finalize()
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    assert b64url(data) == text, "not canonical base64url"
+    return data
+
+
+def fixed(label: str, count: int) -> bytes:
+    """Deterministic 'random' bytes for vectors: SHA-256 in counter mode over a label."""
+    out = b""
+    counter = 0
+    while len(out) < count:
+        out += hashlib.sha256(f"{label}/{counter}".encode()).digest()
+        counter += 1
+    return out[:count]
+
+
+# ---------------------------------------------------------------- KVNR
+
+def kvnr_check_digit(letter: str, digits: str) -> int:
+    position = ord(letter) - ord("A") + 1
+    sequence = [position // 10, position % 10] + [int(d) for d in digits]
+    total = 0
+    for index, digit in enumerate(sequence):
+        product = digit * (1 if index % 2 == 0 else 2)
+        total += product // 10 + product % 10
+    return total % 10
+
+
+def kvnr(letter: str, digits: str) -> str:
+    assert len(digits) == 8
+    return f"{letter}{digits}{kvnr_check_digit(letter, digits)}"
+
+
+def kvnr_with_wrong_check_digit(letter: str, digits: str) -> str:
+    return f"{letter}{digits}{(kvnr_check_digit(letter, digits) + 1) % 10}"
+
+
+# ---------------------------------------------------------------- registered URLs
+
+def normalise_url(url: str) -> str:
+    """SPEC.md, "Registered URLs": the subset of RegisteredURL's rules the vectors need,
+    with the same refusals for anything they do not."""
+    assert 0 < len(url.encode()) <= 2048 and all(0x20 < b < 0x7F for b in url.encode())
+    scheme, sep, rest = url.partition("://")
+    assert sep and "#" not in url
+    scheme = scheme.lower()
+    assert scheme in ("http", "https")
+    end = len(rest)
+    for i, ch in enumerate(rest):
+        if ch in "/?":
+            end = i
+            break
+    authority, after = rest[:end], rest[end:]
+    assert "@" not in authority
+    port = None
+    if authority.startswith("["):
+        close = authority.index("]")
+        host, tail = authority[: close + 1], authority[close + 1:]
+        if tail:
+            assert tail.startswith(":")
+            port = tail[1:]
+    elif ":" in authority:
+        host, port = authority.rsplit(":", 1)
+    else:
+        host = authority
+    host = host.lower()
+    if port is not None:
+        assert port.isdigit() and len(port) <= 5 and 1 <= int(port) <= 65535
+        port = None if int(port) == (443 if scheme == "https" else 80) else int(port)
+    path, qmark, query = after.partition("?")
+    if path == "":
+        path = "/"
+    assert path.startswith("/") and all(seg not in (".", "..") for seg in path.split("/"))
+    if scheme == "http":
+        assert host in ("localhost", "[::1]") or host.startswith("127.")
+    for pair in query.split("&") if query else []:
+        assert pair and pair.split("=", 1)[0] not in ("", "launch")
+    text = f"{scheme}://{host}"
+    if port is not None:
+        text += f":{port}"
+    text += path
+    if query:
+        text += "?" + query
+    return text
+
+
+def launch_url(audience: str, token: str) -> str:
+    return audience + ("&" if "?" in audience else "?") + "launch=" + token
+
+
+# ---------------------------------------------------------------- token
+
+def u8_prefixed(field: bytes) -> bytes:
+    assert len(field) <= 0xFF
+    return struct.pack(">B", len(field)) + field
+
+
+def u16_prefixed(field: bytes) -> bytes:
+    assert len(field) <= 0xFFFF
+    return struct.pack(">H", len(field)) + field
+
+
+def header_bytes(version, mode, kid: bytes, iat, exp, nonce: bytes, app: bytes, aud: bytes) -> bytes:
+    return (
+        struct.pack(">BB", version, mode)
+        + u8_prefixed(kid)
+        + struct.pack(">QQ", iat, exp)
+        + nonce
+        + u8_prefixed(app)
+        + u16_prefixed(aud)
+    )
+
+
+def claims_block(access_token: bytes, first: bytes, last: bytes, kvnumber: bytes) -> bytes:
+    return u16_prefixed(access_token) + u16_prefixed(first) + u16_prefixed(last) + u16_prefixed(kvnumber)
+
+
+def assemble(mac_key: bytes, header: bytes, body: bytes):
+    blob = header + struct.pack(">I", len(body)) + body
+    mac_input = TOKEN_MAC_LABEL + blob
+    mac = hmac_sha256(mac_key, mac_input)
+    return blob + mac, mac_input, mac
+
+
+def derived_keys(secret: bytes):
+    return {
+        "mac": hkdf(secret, MAC_KEY_INFO),
+        "seal": hkdf(secret, SEAL_KEY_INFO),
+        "session": hkdf(secret, SESSION_KEY_INFO),
+        "replay": hkdf(secret, REPLAY_KEY_INFO),
+    }
+
+
+def mint(secret, kid, app_id, registered_url, iat, lifetime, mode, user, nonce, iv):
+    keys = derived_keys(secret)
+    audience = normalise_url(registered_url)
+    first = unicodedata.normalize("NFC", user["firstname"])
+    last = unicodedata.normalize("NFC", user["lastname"])
+    header = header_bytes(VERSION, MODES[mode], kid.encode(), iat, iat + lifetime, nonce, app_id.encode(), audience.encode())
+    claims = claims_block(user["access_token"].encode(), first.encode(), last.encode(), user["kvnumber"].encode())
+    if mode == "sealed":
+        body = iv + AESGCM(keys["seal"]).encrypt(iv, claims, header)
+    else:
+        body = claims
+    blob, mac_input, mac = assemble(keys["mac"], header, body)
+    token = b64url(blob)
+    return {
+        "keys": keys,
+        "audience": audience,
+        "header": header,
+        "claims": claims,
+        "body": body,
+        "mac_input": mac_input,
+        "mac": mac,
+        "token": token,
+        "launch_url": launch_url(audience, token),
+        "replay_id": hmac_sha256(keys["replay"], nonce)[:16],
+        "first": first,
+        "last": last,
+    }
+
+
+# ---------------------------------------------------------------- positive vectors
+
+def dev_secret(kid):
+    with open(os.path.join(ROOT, "keys", "dev.keyring.json")) as f:
+        for key in json.load(f)["keys"]:
+            if key["kid"] == kid:
+                return b64url_decode(key["secret"])
+    raise KeyError(kid)
+
+
+def positive_vectors():
+    jwt_like = ".".join(b64url(fixed(f"jwt part {i}", n)) for i, n in enumerate((36, 2000, 1036)))
+    assert len(jwt_like) >= 4000
+    long_query = "&".join(f"p{i:03d}={b64url(fixed(f'q{i}', 9))}" for i in range(100))
+    long_url = "https://Very-Long.Example.ORG:443/" + "segment/" * 20 + "end?" + long_query
+    assert 1800 < len(long_url) <= 2048, len(long_url)
+    cases = [
+        dict(description="signed, plain ASCII app, German umlaut and ß in names",
+             secret=bytes(range(32)), kid="2026-11", app_id="healthmagazin",
+             registered_url="https://magazin.example/app", iat=1_795_000_000, lifetime=60, mode="signed",
+             user=dict(access_token="eyJhbGciOiJSUzI1NiJ9.e30.sig", firstname="Jürgen", lastname="Groß", kvnumber=kvnr("A", "12345678"))),
+        dict(description="sealed, same inputs as the first vector",
+             secret=bytes(range(32)), kid="2026-11", app_id="healthmagazin",
+             registered_url="https://magazin.example/app", iat=1_795_000_000, lifetime=60, mode="sealed",
+             user=dict(access_token="eyJhbGciOiJSUzI1NiJ9.e30.sig", firstname="Jürgen", lastname="Groß", kvnumber=kvnr("A", "12345678"))),
+        dict(description="signed, apostrophes, hyphens and diacritics",
+             secret=fixed("secret 3", 32), kid="k3", app_id="bonus",
+             registered_url="https://bonus.example/start", iat=1_800_000_123, lifetime=300, mode="signed",
+             user=dict(access_token="t0k3n_~+/=", firstname="Zoë-Chloé", lastname="O'Brien-Müller", kvnumber=kvnr("M", "00000001"))),
+        dict(description="sealed, decomposed (NFD) input names are minted in NFC",
+             secret=fixed("secret 4", 48), kid="nfd", app_id="healthmagazin",
+             registered_url="https://magazin.example/app", iat=1_795_000_500, lifetime=120, mode="sealed",
+             user=dict(access_token="abc", firstname="Ju\u0308rgen", lastname="Stra\u00dfe-Mu\u0308ller", kvnumber=kvnr("B", "98765432"))),
+        dict(description="signed, a JWT-like access token over 4 KB",
+             secret=fixed("secret 5", 32), kid="2026-11", app_id="healthmagazin",
+             registered_url="https://magazin.example/app", iat=1_795_000_000, lifetime=60, mode="signed",
+             user=dict(access_token=jwt_like, firstname="Anna Maria", lastname="von der Lühe", kvnumber=kvnr("C", "11111111"))),
+        dict(description="sealed, a JWT-like access token over 4 KB",
+             secret=fixed("secret 5", 32), kid="2026-11", app_id="healthmagazin",
+             registered_url="https://magazin.example/app", iat=1_795_000_000, lifetime=60, mode="sealed",
+             user=dict(access_token=jwt_like, firstname="Anna Maria", lastname="von der Lühe", kvnumber=kvnr("C", "11111111"))),
+        dict(description="sealed, registered URL with its own query: launch is joined with &",
+             secret=fixed("secret 7", 32), kid="2026-11", app_id="bonus",
+             registered_url="https://bonus.example/start?tenant=demo&lang=de", iat=1_795_000_000, lifetime=60, mode="sealed",
+             user=dict(access_token="at", firstname="Jürgen", lastname="Groß", kvnumber=kvnr("A", "12345678"))),
+        dict(description="signed, registered URL normalised: scheme and host case, default port, empty path",
+             secret=fixed("secret 8", 32), kid="2026-11", app_id="bonus",
+             registered_url="HTTPS://Bonus.EXAMPLE:443?tenant=a%20b&x", iat=1_795_000_000, lifetime=60, mode="signed",
+             user=dict(access_token="at", firstname="Ørjan", lastname="Ærø", kvnumber=kvnr("D", "24681357"))),
+        dict(description="sealed, loopback http with a port, the development keyring's active key",
+             secret=dev_secret("dev-2026-11"), kid="dev-2026-11", app_id="healthmagazin",
+             registered_url="http://127.0.0.1:8080/apps/healthmagazin", iat=1_795_000_000, lifetime=60, mode="sealed",
+             user=dict(access_token="dev-token", firstname="Erika", lastname="Mustermann", kvnumber=kvnr("X", "11022500"))),
+        dict(description="sealed, maximum-length fields: 64-byte kid and app id, 256-byte names, 8192-byte access token, ~2 KB URL, 128-byte secret",
+             secret=fixed("secret 10", 128), kid="k" * 60 + ".v_1", app_id="app-" + "x" * 60,
+             registered_url=long_url, iat=1_795_000_000, lifetime=300, mode="sealed",
+             user=dict(access_token=b64url(fixed("token 10", 6144)), firstname="ß" * 128, lastname="Ö" * 127 + "n",
+                       kvnumber=kvnr("Z", "99999999"))),
+        dict(description="signed, maximum-length fields, issued at 0 with a one-second lifetime",
+             secret=fixed("secret 11", 64), kid="-" * 64, app_id="_" * 64,
+             registered_url=long_url, iat=0, lifetime=1, mode="signed",
+             user=dict(access_token="~" * 8192, firstname="é" * 128, lastname="Ÿ" * 128, kvnumber=kvnr("Q", "00000000"))),
+        dict(description="sealed, non-Latin and precomposed Vietnamese names, emoji",
+             secret=fixed("secret 12", 32), kid="2026-12", app_id="healthmagazin",
+             registered_url="https://magazin.example/app", iat=1_795_000_000, lifetime=60, mode="sealed",
+             user=dict(access_token="x", firstname="李 小龍", lastname="Nguyễn 😀", kvnumber=kvnr("Z", "99999999"))),
+        dict(description="sealed, IPv6 loopback, large issue time",
+             secret=fixed("secret 13", 32), kid="v6", app_id="local",
+             registered_url="http://[::1]:9000/x/y", iat=1 << 40, lifetime=5, mode="sealed",
+             user=dict(access_token="!", firstname="A", lastname="B", kvnumber=kvnr("K", "13579246"))),
+        dict(description="signed, one-character fields",
+             secret=fixed("secret 14", 32), kid="a", app_id="b",
+             registered_url="https://c.example", iat=1_795_000_000, lifetime=1, mode="signed",
+             user=dict(access_token="t", firstname="J", lastname="K", kvnumber=kvnr("E", "55555555"))),
+    ]
+    vectors = []
+    for index, case in enumerate(cases, start=1):
+        nonce = fixed(f"vector {index} nonce", 16)
+        iv = fixed(f"vector {index} iv", 12) if case["mode"] == "sealed" else None
+        m = mint(case["secret"], case["kid"], case["app_id"], case["registered_url"], case["iat"],
+                 case["lifetime"], case["mode"], case["user"], nonce, iv)
+        # Self-check: the sealed body opens under the same key and associated data.
+        if iv is not None:
+            assert AESGCM(m["keys"]["seal"]).decrypt(iv, m["body"][12:], m["header"]) == m["claims"]
+        vectors.append({
+            "name": f"v{index:02d}",
+            "description": case["description"],
+            "inputs": {
+                "secret_hex": case["secret"].hex(),
+                "kid": case["kid"],
+                "app_id": case["app_id"],
+                "registered_url": case["registered_url"],
+                "iat": case["iat"],
+                "lifetime": case["lifetime"],
+                "mode": case["mode"],
+                "user": case["user"],
+                "nonce_hex": nonce.hex(),
+                "iv_hex": iv.hex() if iv is not None else None,
+            },
+            "intermediates": {
+                "mac_key_hex": m["keys"]["mac"].hex(),
+                "seal_key_hex": m["keys"]["seal"].hex(),
+                "session_key_hex": m["keys"]["session"].hex(),
+                "replay_key_hex": m["keys"]["replay"].hex(),
+                "audience": m["audience"],
+                "exp": case["iat"] + case["lifetime"],
+                "claims_block_hex": m["claims"].hex(),
+                "header_hex": m["header"].hex(),
+                "body_hex": m["body"].hex(),
+                "mac_input_hex": m["mac_input"].hex(),
+                "mac_hex": m["mac"].hex(),
+                "replay_id_hex": m["replay_id"].hex(),
+            },
+            "expected": {
+                "token": m["token"],
+                "launch_url": m["launch_url"],
+                "claims": {
+                    "access_token": case["user"]["access_token"],
+                    "firstname": m["first"],
+                    "lastname": m["last"],
+                    "kvnumber": case["user"]["kvnumber"],
+                },
+            },
+        })
+    return vectors
+
+
+# ---------------------------------------------------------------- negative vectors
+
+NEG_SECRET = fixed("negative secret", 32)
+NEG_KID = "neg-1"
+NEG_APP = "healthmagazin"
+NEG_URL = "https://magazin.example/app"
+NEG_IAT = 1_795_000_000
+NEG_USER = dict(access_token="at", firstname="Jürgen", lastname="Groß", kvnumber=kvnr("A", "12345678"))
+
+
+def forge(*, version=VERSION, mode="signed", kid=NEG_KID, iat=NEG_IAT, exp=NEG_IAT + 60, app=NEG_APP,
+          aud=NEG_URL, claims=None, body=None, mac_secret=NEG_SECRET, seal_secret=NEG_SECRET,
+          iv=None, nonce=None, tamper_tag=False):
+    """A properly MACed token with arbitrary header and claim values."""
+    nonce = nonce if nonce is not None else fixed("negative nonce", 16)
+    mode_byte = MODES[mode] if isinstance(mode, str) else mode
+    header = header_bytes(version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud.encode())
+    if claims is None:
+        claims = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
+    if body is None:
+        if mode == "sealed":
+            iv = iv or fixed("negative iv", 12)
+            sealed = bytearray(AESGCM(hkdf(seal_secret, SEAL_KEY_INFO)).encrypt(iv, claims, header))
+            if tamper_tag:
+                sealed[-1] ^= 0x01
+            body = iv + bytes(sealed)
+        else:
+            body = claims
+    blob, _, _ = assemble(hkdf(mac_secret, MAC_KEY_INFO), header, body)
+    return blob
+
+
+def negative_vectors():
+    good = forge()
+    good_token = b64url(good)
+    flipped = bytearray(good)
+    flipped[-1] ^= 0x80
+    # A blob whose length is not a multiple of 3 has unused trailing bits to abuse.
+    odd = forge(claims=claims_block(b"at1", "Jürgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode()))
+    if len(odd) % 3 == 0:
+        odd = forge(claims=claims_block(b"at12", "Jürgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode()))
+    odd_token = b64url(odd)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet.index(odd_token[-1])
+    non_canonical = odd_token[:-1] + alphabet[last | 1]
+    assert non_canonical != odd_token
+    nfd_claims = claims_block(b"at", "Ju\u0308rgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())
+    bad_kvnr_claims = claims_block(b"at", "Jürgen".encode(), "Groß".encode(), kvnr_with_wrong_check_digit("A", "12345678").encode())
+    lower_kvnr_claims = claims_block(b"at", "Jürgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].lower().encode())
+    cases = [
+        ("the reference token of the negative vectors verifies", dict(token=good_token), None),
+        ("last MAC bit flipped", dict(token=b64url(bytes(flipped))), "bad_signature"),
+        ("MACed with another secret under the same kid", dict(token=b64url(forge(mac_secret=fixed("other", 32)))), "bad_signature"),
+        ("kid not in the keyring", dict(token=b64url(forge(kid="neg-2"))), "unknown_key"),
+        ("format version 2", dict(token=b64url(forge(version=2))), "unsupported_version"),
+        ("mode byte 3", dict(token=b64url(forge(mode=3))), "unsupported_mode"),
+        ("padding appended", dict(token=odd_token + "=" * (-len(odd_token) % 4)), "malformed"),
+        ("non-canonical trailing bits", dict(token=non_canonical), "malformed"),
+        ("standard-alphabet character", dict(token="+" + good_token[1:]), "malformed"),
+        ("token longer than 16384 characters", dict(token="A" * 16385), "too_large"),
+        ("expired: now = exp + skew", dict(token=good_token, now=NEG_IAT + 60 + SKEW), "expired"),
+        ("still valid: now = exp + skew - 1", dict(token=good_token, now=NEG_IAT + 60 + SKEW - 1), None),
+        ("not yet valid: now = iat - skew - 1", dict(token=good_token, now=NEG_IAT - SKEW - 1), "not_yet_valid"),
+        ("exp equal to iat", dict(token=b64url(forge(exp=NEG_IAT))), "invalid_lifetime"),
+        ("lifetime of 301 seconds", dict(token=b64url(forge(exp=NEG_IAT + 301))), "lifetime_too_long"),
+        ("audience with a trailing slash", dict(token=b64url(forge(aud=NEG_URL + "/"))), "wrong_audience"),
+        ("audience with upper-case host", dict(token=b64url(forge(aud="https://Magazin.example/app"))), "wrong_audience"),
+        ("another app id", dict(token=b64url(forge(app="bonus"))), "wrong_app"),
+        ("extra query parameter", dict(query="launch=" + good_token + "&debug=1"), "unexpected_parameters"),
+        ("launch given twice", dict(query="launch=" + good_token + "&launch=" + good_token), "malformed"),
+        ("KVNR with a wrong check digit", dict(token=b64url(forge(claims=bad_kvnr_claims))), "invalid_claims"),
+        ("KVNR with a lower-case letter", dict(token=b64url(forge(claims=lower_kvnr_claims))), "invalid_claims"),
+        ("first name in NFD", dict(token=b64url(forge(claims=nfd_claims))), "invalid_claims"),
+        ("sealed, GCM tag altered then re-MACed", dict(token=b64url(forge(mode="sealed", tamper_tag=True))), "invalid_claims"),
+        ("sealed under another secret's seal key, MAC correct", dict(token=b64url(forge(mode="sealed", seal_secret=fixed("other", 32)))), "invalid_claims"),
+    ]
+    out = []
+    for index, (description, inputs, error) in enumerate(cases, start=1):
+        entry = {
+            "name": f"n{index:02d}",
+            "description": description,
+            "secret_hex": NEG_SECRET.hex(),
+            "kid": NEG_KID,
+            "app_id": NEG_APP,
+            "registered_url": NEG_URL,
+            "now": inputs.get("now", NEG_IAT),
+            "token": inputs.get("token"),
+            "query": inputs.get("query"),
+            "expected_error": error,
+        }
+        out.append(entry)
+    return out
+
+
+# ---------------------------------------------------------------- session cookies
+
+def session_vectors():
+    out = []
+    for index, (payload, kid) in enumerate([(b"", "s1"), (b'{"sub":"A123456780"}', "2026-11"), (fixed("payload", 300), "k" * 64)], start=1):
+        secret = fixed(f"session secret {index}", 32)
+        key = hkdf(secret, SESSION_KEY_INFO)
+        iv = fixed(f"session {index} iv", 12)
+        kid_bytes = kid.encode()
+        sealed = AESGCM(key).encrypt(iv, payload, SESSION_AAD_LABEL + kid_bytes)
+        text = b64url(bytes([1, len(kid_bytes)]) + kid_bytes + iv + sealed)
+        out.append({
+            "name": f"s{index:02d}",
+            "secret_hex": secret.hex(),
+            "kid": kid,
+            "payload_hex": payload.hex(),
+            "iv_hex": iv.hex(),
+            "session_key_hex": key.hex(),
+            "cookie": text,
+        })
+    return out
+
+
+def main():
+    document = {
+        "format": "WebAppLaunch launch token, version 1 (SPEC.md)",
+        "generator": "scripts/vectors.py (Python, cryptography package; independent of the Swift code)",
+        "notes": [
+            "All hex is lower case. Integers are JSON numbers; iat and exp are seconds since 1970.",
+            "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a keyring holding secret under kid, for app_id at registered_url, must give exactly expected.claims.",
+            "Negative vectors: a verifier whose keyring holds only secret under kid (status active), for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384), at now, must reject token (verified alone) or query (verified as a request query) with expected_error; null means it must accept.",
+            "Session vectors: a keyring holding secret under kid must open cookie to payload.",
+        ],
+        "vectors": positive_vectors(),
+        "negative": negative_vectors(),
+        "sessions": session_vectors(),
+    }
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if "--check" in sys.argv:
+        with open(OUTPUT, encoding="utf-8") as f:
+            if f.read() != text:
+                print("vectors.json is out of date; run scripts/vectors.py", file=sys.stderr)
+                sys.exit(1)
+        print("vectors.json is up to date")
+        return
+    with open(OUTPUT, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {len(document['vectors'])} vectors, {len(document['negative'])} negative vectors, "
+          f"{len(document['sessions'])} session vectors to {os.path.relpath(OUTPUT, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
