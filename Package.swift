@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAppLaunchCLITests",
-            dependencies: ["WebAppLaunch"],
+            dependencies: ["webapp-launch", "WebAppLaunch", "WebAppRegistry"],
             swiftSettings: strictSettings
         ),
     ]
