@@ -79,6 +79,9 @@ extension WebAppLaunchCommand {
             configuration.sessionLifetime = sessionLifetime
             configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
             configuration.replayStore = try replayStore()
+            if keyring.isDevelopment {
+                configuration.demoUsers = try DemoUser.load(contentsOfFile: DevelopmentDefaults.locate(DevelopmentDefaults.demoUsersPath))
+            }
             let server: WebAppServer
             do {
                 server = try await WebAppServer.make(configuration: configuration)
@@ -129,6 +132,7 @@ extension WebAppLaunchCommand {
             var lines = ["webapp-launch serving on http://\(host):\(port) (replay store: \(replay.hasPrefix("postgres") ? "postgres" : replay))"]
             if keyring.isDevelopment {
                 lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+                lines.append("Launcher console: open http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ , pick a user and a web app.")
                 let signer = LaunchSigner(keyring: keyring, registry: registry)
                 for app in served {
                     let url = try signer.launchURL(

@@ -40,10 +40,24 @@ public enum PageAssets {
         link.addEventListener("click", function (event) {
           if (!bridge()) {
             event.preventDefault();
-            show("Deep link for the app to route: " + link.getAttribute("href"));
+            var href = link.getAttribute("href");
+            show("Deep link for the app to route: " + href);
+            explainNavigation(href);
           }
         });
       });
+      // Development servers say what the app's NavigationPolicy would decide; elsewhere the
+      // route does not exist and nothing more is shown.
+      function explainNavigation(href) {
+        if (!window.fetch) { return; }
+        var app = document.body.getAttribute("data-app-id");
+        fetch("/console/navigation?app=" + encodeURIComponent(app) + "&url=" + encodeURIComponent(href))
+          .then(function (response) { return response.ok ? response.json() : null; })
+          .then(function (answer) {
+            if (answer) { show("NavigationPolicy: " + answer.decision + " (" + answer.detail + ")"); }
+          })
+          .catch(function () {});
+      }
       var lastHeight = 0;
       function reportHeight() {
         var height = Math.ceil(document.documentElement.scrollHeight);
@@ -70,6 +84,8 @@ public enum PageAssets {
     dt { font-weight: 600; }
     button { font: inherit; padding: .6rem 1rem; margin: .25rem .25rem .25rem 0; border-radius: .5rem; border: 0; background: var(--accent); color: #fff; }
     a { color: var(--accent); }
+    code { word-break: break-all; }
+    input[type=text] { font: inherit; width: 100%; box-sizing: border-box; padding: .5rem; }
     #bridge-fallback { background: #fff7d6; color: #332; border-radius: .5rem; padding: .5rem 1rem; }
     """#
 

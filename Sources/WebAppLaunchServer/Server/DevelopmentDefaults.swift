@@ -11,6 +11,9 @@ public enum DevelopmentDefaults {
     /// The sample registry shipped in the repository.
     public static let registryPath = "keys/registry.sample.json"
 
+    /// The fictional users of the launcher console.
+    public static let demoUsersPath = "keys/demo-users.json"
+
     /// A fictional demo user with a valid KVNR, for the printed launch URL.
     public static let demoUser = LaunchUser(
         accessToken: "demo-access-token-not-a-real-credential",

@@ -8,7 +8,8 @@ import WebAppRegistry
 /// The web app that verifies launches and serves the page: the web-app side of the handshake.
 ///
 /// Routes: each served app's path (GET and POST, behind ``LaunchVerificationMiddleware``),
-/// `/healthz`, and `/metrics` (Prometheus text). Every response carries the security
+/// `/healthz`, `/metrics` (Prometheus text) and, for development keys on loopback only, the
+/// launcher console at `/` (``DevelopmentConsole``). Every response carries the security
 /// headers of ``SecurityHeadersMiddleware``.
 public struct WebAppServer: Sendable {
     /// The checked configuration.
@@ -69,6 +70,10 @@ public struct WebAppServer: Sendable {
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: metrics.exposition()))
             )
+        }
+        if configuration.servesDevelopmentConsole {
+            DevelopmentConsole(keyring: configuration.keyring, registry: configuration.registry, users: configuration.demoUsers, clock: configuration.clock)
+                .addRoutes(to: router)
         }
         let sealer = SessionSealer(keyring: configuration.keyring)
         for served in configuration.apps {

@@ -22,6 +22,9 @@ public struct WebAppServerConfiguration: Sendable {
     public var replayStore: ReplayStoreConfiguration
     /// The current time; injectable for tests.
     public var clock: @Sendable () -> Date
+    /// Demo users for the launcher console at `/`. The console exists only when this is not
+    /// empty, the keyring is a development keyring and the host is loopback.
+    public var demoUsers: [DemoUser]
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -38,6 +41,12 @@ public struct WebAppServerConfiguration: Sendable {
         self.sessionLifetime = 1800
         self.replayStore = .memory(capacity: InMemoryReplayStore.defaultCapacity)
         self.clock = { Date() }
+        self.demoUsers = []
+    }
+
+    /// Whether the launcher console is served (see ``DevelopmentConsole``).
+    public var servesDevelopmentConsole: Bool {
+        !demoUsers.isEmpty && DevelopmentConsole.isPermitted(keyring: keyring, host: host)
     }
 
     /// Whether the bind address is loopback only.
@@ -69,8 +78,11 @@ public struct WebAppServerConfiguration: Sendable {
             guard paths.insert(served.publicURL.path).inserted else {
                 throw ServerConfigurationError("two apps share the path \(served.publicURL.path)")
             }
-            guard ["/healthz", "/metrics"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
-                throw ServerConfigurationError("an app cannot be served under /healthz or /metrics")
+            guard ["/healthz", "/metrics", "/console"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
+                throw ServerConfigurationError("an app cannot be served under /healthz, /metrics or /console")
+            }
+            if servesDevelopmentConsole && served.publicURL.path == "/" {
+                throw ServerConfigurationError("the launcher console uses `/`; serve the app under a path")
             }
         }
     }
