@@ -38,17 +38,25 @@ public struct DeepLinkAllowlist: Sendable, Hashable, Codable {
         )
     }
 
+    private static func isValidHost(_ host: String) -> Bool {
+        !host.isEmpty && host.utf8.count <= 253
+            && host.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+    }
+
     func validate() throws(RegistryError) {
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
               scheme != "http", scheme != "https", scheme != "javascript", scheme != "data", scheme != "file"
         else {
             throw RegistryError(.invalidAllowlist, "a deep-link scheme must be a custom scheme such as `navidapro`")
         }
-        guard !hosts.isEmpty, hosts.allSatisfy({ !$0.isEmpty }) else {
-            throw RegistryError(.invalidAllowlist, "a deep-link allowlist needs at least one host")
+        guard !hosts.isEmpty, hosts.allSatisfy(Self.isValidHost) else {
+            throw RegistryError(.invalidAllowlist, "a deep-link allowlist needs hosts of [a-z0-9.-]")
         }
-        guard pathPrefixes.allSatisfy({ $0.hasPrefix("/") }) else {
-            throw RegistryError(.invalidAllowlist, "deep-link path prefixes must start with `/`")
+        guard pathPrefixes.allSatisfy({ $0.hasPrefix("/") && !$0.contains("%") && !$0.contains("..") && !$0.contains("\\") }) else {
+            throw RegistryError(.invalidAllowlist, "deep-link path prefixes must start with `/` and carry no `%`, `..` or `\\`")
+        }
+        guard queryKeys.allSatisfy({ !$0.isEmpty && !$0.contains("=") && !$0.contains("&") && !$0.contains("%") }) else {
+            throw RegistryError(.invalidAllowlist, "deep-link query keys must be non-empty and carry no `=`, `&` or `%`")
         }
     }
 }

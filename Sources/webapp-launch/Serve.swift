@@ -69,6 +69,13 @@ extension WebAppLaunchCommand {
             }
             let keyring = try keyring.load()
             var registry = try registry.load()
+            // Checked before rebasing: rebasing onto a public host fails with a registry error
+            // about plain http, which hides the real reason.
+            if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {
+                throw CommandFailure.configuration(
+                    "refusing development keys on the non-loopback address \(host): they are public; use a production keyring"
+                )
+            }
             if keyring.isDevelopment && publicURL == nil {
                 registry = try DevelopmentDefaults.rebasingLoopbackApps(of: registry, host: host, port: port)
             }

@@ -17,7 +17,8 @@ public struct Keyring: Sendable {
     /// Whether these are development keys (shipped in the repository, hence public). The
     /// server refuses to serve non-loopback addresses with them.
     public let isDevelopment: Bool
-    private let derived: [String: DerivedKeys]
+    /// Each kid's key and derived keys, for the verifier's one lookup per token.
+    private let derived: [String: (key: KeyringKey, keys: DerivedKeys)]
 
     /// Creates a keyring from keys.
     /// - Parameters:
@@ -26,13 +27,13 @@ public struct Keyring: Sendable {
     /// - Throws: ``KeyringError`` for duplicates, an empty list or a derivation failure.
     public init(keys: [KeyringKey], isDevelopment: Bool) throws(KeyringError) {
         guard !keys.isEmpty else { throw KeyringError(.empty, "a keyring needs at least one key") }
-        var derived: [String: DerivedKeys] = [:]
+        var derived: [String: (key: KeyringKey, keys: DerivedKeys)] = [:]
         for key in keys {
             guard derived[key.kid] == nil else {
                 throw KeyringError(.duplicateKeyID, "the kid `\(key.kid)` appears twice")
             }
             do {
-                derived[key.kid] = try DerivedKeys(secret: key.secret)
+                derived[key.kid] = (key, try DerivedKeys(secret: key.secret))
             } catch {
                 throw KeyringError(.cryptoFailure, "OpenSSL failed to derive keys (error \(error.openSSLCode))")
             }
@@ -157,14 +158,14 @@ public struct Keyring: Sendable {
         return try Keyring(keys: keys, isDevelopment: isDevelopment)
     }
 
-    func derivedKeys(kid: String) -> DerivedKeys? { derived[kid] }
+    func derivedKeys(kid: String) -> DerivedKeys? { derived[kid]?.keys }
 
     /// Looks a kid up given as raw token bytes, without building a String on the hot path
     /// beyond what the dictionary needs.
     func derivedKeys(kidBytes: ArraySlice<UInt8>) -> (KeyringKey, DerivedKeys)? {
         let kid = String(decoding: kidBytes, as: UTF8.self)
-        guard let derived = derived[kid], let key = keys.first(where: { $0.kid == kid }) else { return nil }
-        return (key, derived)
+        guard let entry = derived[kid] else { return nil }
+        return (entry.key, entry.keys)
     }
 }
 

@@ -21,13 +21,17 @@ public struct LaunchParameters: Sendable, Hashable {
         var token: Substring?
         var others: [Substring] = []
         func take(_ source: Substring, isForm: Bool) throws(LaunchError) {
-            for component in source.split(separator: "&", omittingEmptySubsequences: false) {
+            // Split on the byte `&` and match `launch` byte for byte (SPEC.md §11): splitting
+            // the String would split on Characters, and `&` followed by a combining mark
+            // (`&\u{301}`) is one Character, not a separator.
+            for bytes in source.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+                let component = Substring(bytes)
                 guard !component.isEmpty else {
                     throw LaunchError(.malformed, "the request has an empty parameter")
                 }
-                if component.hasPrefix("launch=") || component == "launch" {
+                if bytes.starts(with: "launch=".utf8) || bytes.elementsEqual("launch".utf8) {
                     guard token == nil else { throw LaunchError(.malformed, "`launch` is given more than once") }
-                    token = component.dropFirst("launch=".count)
+                    token = Substring(bytes.dropFirst(min(bytes.count, "launch=".utf8.count)))
                 } else if isForm {
                     throw LaunchError(.unexpectedParameters, "the form carries a parameter other than `launch`")
                 } else {

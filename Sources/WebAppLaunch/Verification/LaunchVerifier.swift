@@ -23,7 +23,9 @@ public struct LaunchVerifier: Sendable {
     public let policy: VerificationPolicy
 
     /// The canonical audiences, and each one's query components, precomputed.
-    private let expected: [(audience: [UInt8], parameters: [Substring])]
+    /// The parameters are raw bytes, sorted bytewise: compared as `String`s, Swift's Unicode
+    /// canonical equivalence would let `unit=\u{212A}` (KELVIN SIGN) pass for `unit=K`.
+    private let expected: [(audience: [UInt8], parameters: [[UInt8]])]
 
     /// Creates a verifier for one app.
     /// - Parameters:
@@ -38,7 +40,7 @@ public struct LaunchVerifier: Sendable {
         self.audiences = audiences
         self.policy = policy
         self.expected = audiences.map { audience in
-            let parameters = audience.query.map { $0.split(separator: "&").sorted() } ?? []
+            let parameters = audience.query.map { Self.sortedBytes($0.utf8.split(separator: UInt8(ascii: "&"))) } ?? []
             return (Array(audience.description.utf8), parameters)
         }
     }
@@ -98,6 +100,11 @@ public struct LaunchVerifier: Sendable {
     }
 
     static func seconds(_ date: Date) -> UInt64 { LaunchSigner.seconds(date) }
+
+    /// Query pieces as raw bytes in bytewise order (SPEC.md §11 step 9: byte for byte).
+    static func sortedBytes(_ pieces: [some Collection<UInt8>]) -> [[UInt8]] {
+        pieces.map(Array.init).sorted { $0.lexicographicallyPrecedes($1) }
+    }
 
     /// The verification proper. `otherQueryParameters == nil` skips the parameter check.
     func verify(token: Substring, otherQueryParameters: [Substring]?, now: UInt64) throws(LaunchError) -> VerifiedLaunch {
@@ -167,7 +174,7 @@ public struct LaunchVerifier: Sendable {
         guard header.appID == appID else {
             throw LaunchError(.wrongApp, "the token is for another app")
         }
-        if let otherQueryParameters, otherQueryParameters.sorted() != expected.parameters {
+        if let otherQueryParameters, Self.sortedBytes(otherQueryParameters.map(\.utf8)) != expected.parameters {
             throw LaunchError(.unexpectedParameters, "the request's parameters differ from the registered URL's")
         }
 

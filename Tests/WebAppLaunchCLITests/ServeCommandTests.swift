@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("serve runs the web app on the port asked for and stops cleanly on SIGTERM")
+struct ServeCommandTests {
+    /// The demo user serve prints launches for (`DevelopmentDefaults.demoUser`).
+    static let demoFirstName = "Erika"
+    static let demoAccessToken = "demo-access-token-not-a-real-credential"
+
+    @Test("serve prints working demo launch URLs for its port, accepts each launch once and exits 0 on SIGTERM")
+    func servesAndStops() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let port = try freeLoopbackPort()
+        let server = try BackgroundSubprocess(
+            CLI.executablePath,
+            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry],
+            standardErrorPath: directory.path("serve.log")
+        )
+        let banner = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
+        #expect(banner == "webapp-launch serving on http://127.0.0.1:\(port) (replay store: memory)")
+        let demoURLs = try (0..<2).map { _ in
+            try server.firstLine(within: .seconds(5)) { $0.contains("launch=") }.trimmingCharacters(in: .whitespaces)
+        }
+        #expect(demoURLs[0].hasPrefix("http://127.0.0.1:\(port)/apps/healthmagazin?launch="))
+        #expect(demoURLs[1].hasPrefix("http://127.0.0.1:\(port)/apps/bonusprogramm?tenant=demo&launch="))
+
+        let verified = try CLI.run(["verify", demoURLs[0], "--json"])
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.standardOutput.contains(#""firstname":"\#(Self.demoFirstName)""#))
+
+        for url in demoURLs {
+            #expect(try httpStatus(of: url) == 303, "log:\n\(server.standardError)")
+            #expect(try httpStatus(of: url) == 401, "a launch is accepted once")
+        }
+
+        let registry = directory.path("registry.json")
+        let sample = try String(contentsOfFile: Repository.sampleRegistry, encoding: .utf8)
+        try sample.replacingOccurrences(of: ":8080/", with: ":\(port)/").write(toFile: registry, atomically: true, encoding: .utf8)
+        let minted = try CLI.mint(keyring: Repository.developmentKeyring, registry: registry)
+        #expect(minted.hasPrefix("http://127.0.0.1:\(port)/apps/healthmagazin?launch="))
+        #expect(try httpStatus(of: minted) == 303)
+        #expect(try httpStatus(of: minted) == 401)
+        #expect(try httpStatus(of: "http://127.0.0.1:\(port)/apps/healthmagazin") == 401, "no launch, no session")
+
+        #expect(try server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
+        let log = server.standardError
+        for secret in [Self.demoAccessToken, TestUser.accessToken, token(of: minted)] {
+            #expect(!log.contains(secret), "the server log leaks a secret")
+        }
+    }
+
+    @Test("serve --host 0.0.0.0 with the development keyring refuses to start: exit 2, one line about development keys")
+    func refusesDevelopmentKeysOnPublicAddress() throws {
+        let port = try freeLoopbackPort()
+        let result = try CLI.run(["serve", "--host", "0.0.0.0", "--port", "\(port)"], timeout: .seconds(10))
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines.count == 1, "\(result)")
+        #expect(result.standardError.contains("development keys"), "\(result)")
+    }
+
+    @Test("serve with a production keyring and no app served at its address refuses to start with exit 2")
+    func refusesWithoutApps() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory, development: false)
+        let result = try CLI.run(["serve", "--port", "\(try freeLoopbackPort())", "--keyring", keyring], timeout: .seconds(10))
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errorLines.count == 1, "\(result)")
+        #expect(result.standardError.contains("no registered app is served"))
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a finished program ended and what it wrote.
+struct SubprocessResult: Sendable, CustomStringConvertible {
+    /// The exit status, or 128 + the signal number when a signal ended it.
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+
+    /// Standard error split into non-empty lines.
+    var errorLines: [Substring] { standardError.split(separator: "\n") }
+
+    var description: String { "exit \(status)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)" }
+}
+
+struct SubprocessError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Runs a program to completion with `posix_spawn` and `waitpid`, feeding `input` to its
+/// standard input and capturing standard output and standard error separately.
+///
+/// Foundation's `Process.waitUntilExit` can hang on Linux, so the tests do not use it. The
+/// wait is bounded: a program still running after `timeout` is killed and an error thrown.
+func runSubprocess(
+    _ path: String,
+    _ arguments: [String],
+    input: String? = nil,
+    timeout: Duration = .seconds(20)
+) throws -> SubprocessResult {
+    let stdinPipe = try makePipe()
+    let stdoutPipe = try makePipe()
+    let stderrPipe = try makePipe()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, stdinPipe.read, 0)
+    posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1)
+    posix_spawn_file_actions_adddup2(&actions, stderrPipe.write, 2)
+    for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write] {
+        posix_spawn_file_actions_addclose(&actions, fd)
+    }
+    let spawned = spawn(path, arguments, actions: &actions)
+    close(stdinPipe.read)
+    close(stdoutPipe.write)
+    close(stderrPipe.write)
+    guard case .success(let pid) = spawned else {
+        [stdinPipe.write, stdoutPipe.read, stderrPipe.read].forEach { close($0) }
+        if case .failure(let error) = spawned { throw error }
+        fatalError("unreachable")
+    }
+    // Inputs are a URL or a few JSON lines: far below the pipe buffer, so writing all of it
+    // before reading cannot deadlock. EPIPE (the child did not read) is not an error here.
+    if let input {
+        let bytes = Array(input.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(stdinPipe.write, $0.baseAddress, $0.count) }
+            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { break }
+        }
+    }
+    close(stdinPipe.write)
+
+    let deadline = ContinuousClock.now + timeout
+    var output = Data()
+    var errorOutput = Data()
+    var open: [(fd: Int32, isError: Bool)] = [(stdoutPipe.read, false), (stderrPipe.read, true)]
+    var timedOut = false
+    while !open.isEmpty {
+        guard let remaining = milliseconds(until: deadline) else {
+            timedOut = true
+            break
+        }
+        let polled = open
+        var fds = polled.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), remaining) > 0 else { continue }
+        for (stream, entry) in zip(polled, fds) where entry.revents != 0 {
+            let chunk = readChunk(stream.fd)
+            if chunk.isEmpty {
+                close(stream.fd)
+                open.removeAll { $0.fd == stream.fd }
+            } else if stream.isError {
+                errorOutput.append(chunk)
+            } else {
+                output.append(chunk)
+            }
+        }
+    }
+    open.forEach { close($0.fd) }
+    if timedOut {
+        kill(pid, SIGKILL)
+        _ = waitForExit(pid)
+        throw SubprocessError(message: "\(path) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+    }
+    return SubprocessResult(
+        status: waitForExit(pid),
+        standardOutput: String(decoding: output, as: UTF8.self),
+        standardError: String(decoding: errorOutput, as: UTF8.self)
+    )
+}
+
+/// A program left running in the background (a server): its standard output is read line by
+/// line on demand, its standard error goes to a file. It is killed when dropped unreaped.
+final class BackgroundSubprocess {
+    let pid: pid_t
+    /// Where the program's standard error (its log) is written.
+    let standardErrorPath: String
+    private var standardOutput: Int32
+    private var buffered = Data()
+    private var reaped = false
+
+    /// Starts `path` with `arguments`.
+    init(_ path: String, _ arguments: [String], standardErrorPath: String) throws {
+        let stdoutPipe = try makePipe()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, standardErrorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addclose(&actions, stdoutPipe.read)
+        posix_spawn_file_actions_addclose(&actions, stdoutPipe.write)
+        let spawned = spawn(path, arguments, actions: &actions)
+        close(stdoutPipe.write)
+        switch spawned {
+        case .success(let pid):
+            self.pid = pid
+        case .failure(let error):
+            close(stdoutPipe.read)
+            throw error
+        }
+        self.standardOutput = stdoutPipe.read
+        self.standardErrorPath = standardErrorPath
+    }
+
+    deinit {
+        if !reaped {
+            kill(pid, SIGKILL)
+            _ = waitForExit(pid)
+        }
+        if standardOutput >= 0 { close(standardOutput) }
+    }
+
+    /// The program's log so far, for failure messages.
+    var standardError: String { (try? String(contentsOfFile: standardErrorPath, encoding: .utf8)) ?? "" }
+
+    /// Reads standard output until a line satisfies `matches`, and returns that line.
+    /// - Throws: When the output ends, or `timeout` passes, first.
+    func firstLine(within timeout: Duration, where matches: (Substring) -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            while let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[buffered.startIndex..<newline], as: UTF8.self)
+                buffered.removeSubrange(buffered.startIndex...newline)
+                if matches(Substring(line)) { return line }
+            }
+            guard standardOutput >= 0, let remaining = milliseconds(until: deadline) else {
+                throw SubprocessError(message: "no matching line on standard output within \(timeout); log:\n\(standardError)")
+            }
+            var fds = [pollfd(fd: standardOutput, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 1, remaining)
+            guard ready > 0 else { continue }
+            let chunk = readChunk(standardOutput)
+            if chunk.isEmpty {
+                close(standardOutput)
+                standardOutput = -1
+            } else {
+                buffered.append(chunk)
+            }
+        }
+    }
+
+    /// Sends `signal` and waits for the program to exit.
+    /// - Returns: The exit status (128 + signal number when a signal ended it).
+    /// - Throws: When it is still running after `timeout` (it is then killed).
+    func stop(with signal: Int32 = SIGTERM, within timeout: Duration) throws -> Int32 {
+        kill(pid, signal)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                reaped = true
+                return exitStatus(status)
+            }
+            if result == -1 && errno != EINTR {
+                throw SubprocessError(message: "waitpid failed: \(errno)")
+            }
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitForExit(pid)
+        reaped = true
+        throw SubprocessError(message: "still running \(timeout) after signal \(signal); log:\n\(standardError)")
+    }
+}
+
+private func makePipe() throws -> (read: Int32, write: Int32) {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw SubprocessError(message: "pipe failed: \(errno)") }
+    return (fds[0], fds[1])
+}
+
+private func spawn(
+    _ path: String,
+    _ arguments: [String],
+    actions: inout posix_spawn_file_actions_t
+) -> Result<pid_t, SubprocessError> {
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    guard rc == 0 else { return .failure(SubprocessError(message: "cannot start \(path): error \(rc)")) }
+    return .success(pid)
+}
+
+private func readChunk(_ fd: Int32) -> Data {
+    var buffer = [UInt8](repeating: 0, count: 8192)
+    while true {
+        let count = read(fd, &buffer, buffer.count)
+        if count > 0 { return Data(buffer[0..<count]) }
+        if count < 0 && errno == EINTR { continue }
+        return Data()
+    }
+}
+
+private func waitForExit(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return exitStatus(status)
+}
+
+private func exitStatus(_ status: Int32) -> Int32 {
+    (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+/// Milliseconds left until `deadline` for `poll`, or `nil` once it has passed.
+private func milliseconds(until deadline: ContinuousClock.Instant) -> Int32? {
+    let left = ContinuousClock.now.duration(to: deadline)
+    guard left > .zero else { return nil }
+    let (seconds, attoseconds) = left.components
+    return Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import WebAppLaunch
+import WebAppRegistry
+
+@Suite("verify accepts what mint produced and shows the access token only when asked")
+struct VerifyCommandTests {
+    static let launches: [(app: String, mode: String)] = [
+        ("healthmagazin", "sealed"), ("healthmagazin", "signed"), ("bonusprogramm", "sealed"),
+    ]
+
+    @Test("mint prints one launch URL on the registered URL that verify accepts, the token shown as length and hash", arguments: launches)
+    func roundTrip(app: String, mode: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let url = try CLI.mint(app: app, keyring: keyring, ["--mode", mode])
+        let registered = try #require(try Registry(contentsOfFile: Repository.sampleRegistry).app(id: app)).url.description
+        #expect(url.hasPrefix(registered + (registered.contains("?") ? "&" : "?") + "launch="))
+
+        let result = try CLI.run(["verify", url, "--keyring", keyring])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardError.isEmpty)
+        let output = result.standardOutput
+        #expect(output.hasPrefix("valid launch\n"))
+        #expect(output.contains("app           \(app)\n"))
+        #expect(output.contains("mode          \(mode)\n"))
+        #expect(output.contains("kid           k1\n"))
+        #expect(output.contains("firstname     \(TestUser.firstName)\n"))
+        #expect(output.contains("lastname      \(TestUser.lastName)\n"))
+        #expect(output.contains("kvnumber      \(TestUser.kvnumber)\n"))
+        #expect(output.contains("access_token  \(TestUser.fingerprint)"))
+        #expect(!output.contains(TestUser.accessToken))
+    }
+
+    @Test("--reveal prints the access token itself")
+    func reveal() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let result = try CLI.run(["verify", try CLI.mint(keyring: keyring), "--keyring", keyring, "--reveal"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("access_token  \(TestUser.accessToken)\n"))
+        #expect(!result.standardOutput.contains("sha256"))
+    }
+
+    @Test("--json prints one JSON object with valid true, the claims and the hidden token", arguments: [false, true])
+    func json(reveal: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let result = try CLI.run(["verify", try CLI.mint(keyring: keyring), "--keyring", keyring, "--json"] + (reveal ? ["--reveal"] : []))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.split(separator: "\n").count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["valid"] as? Bool == true)
+        #expect(object["app"] as? String == "healthmagazin")
+        #expect(object["audience"] as? String == "http://127.0.0.1:8080/apps/healthmagazin")
+        #expect(object["firstname"] as? String == TestUser.firstName)
+        #expect(object["kvnumber"] as? String == TestUser.kvnumber)
+        #expect(object["access_token"] as? String == (reveal ? TestUser.accessToken : TestUser.fingerprint + "…"))
+        #expect(result.standardOutput.contains(TestUser.accessToken) == reveal)
+    }
+
+    @Test("verify - reads the URL from standard input, surrounding whitespace ignored", arguments: ["", "\n", "  \n\n"])
+    func standardInput(trailing: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let url = try CLI.mint(keyring: keyring)
+        let result = try CLI.run(["verify", "-", "--keyring", keyring, "--json"], input: url + trailing)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.hasPrefix(#"{"access_token":"#))
+        #expect(result.standardOutput.contains(#""valid":true"#))
+    }
+}
+
+@Suite("verify rejects bad launches with exit 1 and the error code on one stderr line")
+struct VerifyRejectionTests {
+    /// Flips one base64url character in the middle of the token.
+    static func tampered(_ url: String) -> String {
+        let launch = token(of: url)
+        var characters = Array(launch)
+        let middle = characters.count / 2
+        characters[middle] = characters[middle] == "A" ? "B" : "A"
+        return url.replacingOccurrences(of: launch, with: String(characters))
+    }
+
+    static func expectRejected(_ result: SubprocessResult, codes: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 1, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.standardOutput.isEmpty, sourceLocation: sourceLocation)
+        #expect(result.errorLines.count == 1, "\(result)", sourceLocation: sourceLocation)
+        #expect(codes.contains { result.standardError.hasPrefix("error: \($0):") }, "\(result)", sourceLocation: sourceLocation)
+        #expect(!result.standardError.contains(TestUser.accessToken), sourceLocation: sourceLocation)
+    }
+
+    @Test("one character flipped in the middle of the token is bad_signature or malformed", arguments: ["sealed", "signed"])
+    func tamperedToken(mode: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let url = try CLI.mint(keyring: keyring, ["--mode", mode])
+        let tampered = Self.tampered(url)
+        #expect(tampered != url)
+        Self.expectRejected(try CLI.run(["verify", tampered, "--keyring", keyring]), codes: ["bad_signature", "malformed"])
+        Self.expectRejected(try CLI.run(["verify", "-", "--keyring", keyring], input: tampered), codes: ["bad_signature", "malformed"])
+    }
+
+    @Test("--json on a rejected launch prints valid false and the code, still exiting 1")
+    func jsonRejection() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let result = try CLI.run(["verify", Self.tampered(try CLI.mint(keyring: keyring)), "--keyring", keyring, "--json"])
+        #expect(result.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["valid"] as? Bool == false)
+        #expect(["bad_signature", "malformed"].contains(object["error"] as? String ?? ""))
+    }
+
+    @Test("a launch for healthmagazin checked as another app is wrong_app; at another app's URL, wrong_audience")
+    func wrongAppAndAudience() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let url = try CLI.mint(keyring: keyring)
+        Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring, "--app", "bonusprogramm"]), codes: ["wrong_app"])
+        let moved = url.replacingOccurrences(of: "/apps/healthmagazin?", with: "/apps/bonusprogramm?tenant=demo&")
+        Self.expectRejected(try CLI.run(["verify", moved, "--keyring", keyring]), codes: ["wrong_audience"])
+    }
+
+    @Test("a launch minted ten minutes ago is expired; one minted ten minutes ahead is not yet valid", arguments: [
+        (-600.0, "expired"), (600.0, "not_yet_valid"),
+    ])
+    func timeWindow(offset: TimeInterval, code: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let signer = LaunchSigner(keyring: try Keyring(contentsOfFile: keyring), registry: try Registry(contentsOfFile: Repository.sampleRegistry))
+        let url = try signer.launchURL(for: "healthmagazin", user: TestUser.user, lifetime: 60, now: Date().addingTimeInterval(offset))
+        Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring]), codes: [code])
+    }
+
+    @Test("a launch signed by another keyring is rejected: unknown_key for a foreign kid, bad_signature for the same kid")
+    func foreignKeyring() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try makeKeyring(in: directory)
+        let url = try CLI.mint(keyring: keyring)
+        Self.expectRejected(try CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]), codes: ["unknown_key"])
+
+        let other = directory.path("other.json")
+        #expect(try CLI.run(["keygen", "--kid", "k1", "--keyring", other, "--development"]).status == 0)
+        Self.expectRejected(try CLI.run(["verify", url, "--keyring", other]), codes: ["bad_signature"])
+    }
+}
