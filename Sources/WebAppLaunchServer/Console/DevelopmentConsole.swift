@@ -168,6 +168,7 @@ public struct DevelopmentConsole: Sendable {
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="icon" href="data:,">
     <title>WebAppLaunch console</title>
     <style>{{{style}}}</style>
     </head>

@@ -15,7 +15,8 @@ public enum PageAssets {
       "use strict";
       var log = document.getElementById("bridge-log");
       function bridge() {
-        return window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.AppInterface;
+        var handler = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.AppInterface;
+        return handler && typeof handler.postMessage === "function" ? handler : null;
       }
       function show(text) {
         var item = document.createElement("li");
@@ -25,7 +26,7 @@ public enum PageAssets {
       }
       function post(message) {
         var handler = bridge();
-        if (handler && typeof handler.postMessage === "function") {
+        if (handler) {
           handler.postMessage(message);
         } else {
           show("No app bridge here. The app would receive: " + JSON.stringify(message));
@@ -59,14 +60,14 @@ public enum PageAssets {
           .catch(function () {});
       }
       var lastHeight = 0;
+      // The content's own height (scrollHeight never drops below the viewport), reported
+      // only once a bridge has received it, so a bridge that appears later still gets it.
       function reportHeight() {
-        var height = Math.ceil(document.documentElement.scrollHeight);
-        if (height === lastHeight) { return; }
-        lastHeight = height;
+        var height = Math.ceil(document.body.getBoundingClientRect().height);
         var handler = bridge();
-        if (handler && typeof handler.postMessage === "function") {
-          handler.postMessage({ type: "height", value: height });
-        }
+        if (height === lastHeight || !handler) { return; }
+        handler.postMessage({ type: "height", value: height });
+        lastHeight = height;
       }
       if (window.ResizeObserver) { new ResizeObserver(reportHeight).observe(document.body); }
       reportHeight();
@@ -80,6 +81,7 @@ public enum PageAssets {
     h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
     .muted { color: #667; }
     .card { border: 1px solid #ccd; border-radius: .75rem; padding: 1rem; margin: 1rem 0; }
+    .card h2, .card h3 { margin-top: 0; }
     dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
     dt { font-weight: 600; }
     button { font: inherit; padding: .6rem 1rem; margin: .25rem .25rem .25rem 0; border-radius: .5rem; border: 0; background: var(--accent); color: #fff; }
@@ -113,7 +115,7 @@ public enum PageAssets {
         """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(title)</title><style>\(style)</style></head>
+        <link rel="icon" href="data:,"><title>\(title)</title><style>\(style)</style></head>
         <body><h1>\(title)</h1><p class="muted">Reason: <code id="reason">\(reason)</code></p><p>\(hint)</p></body></html>
         """
     }

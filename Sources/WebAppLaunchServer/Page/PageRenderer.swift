@@ -44,23 +44,24 @@ public struct PageRenderer: Sendable {
     // `{{{script}}}` and `{{{style}}}` are the fixed assets whose hashes the CSP allows.
     private static let templateText = """
     <!doctype html>
-    <html lang="de">
+    <html lang="en">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="icon" href="data:,">
     <title>{{title}}</title>
     <style>{{{style}}}</style>
     </head>
     <body data-app-id="{{appID}}">
     <header>
     <p class="muted">{{title}}</p>
-    <h1 id="greeting">Hallo, <span id="first-name">{{firstName}}</span> <span id="last-name">{{lastName}}</span></h1>
+    <h1 id="greeting">Hello, <span id="first-name">{{firstName}}</span> <span id="last-name">{{lastName}}</span></h1>
     </header>
     <section class="card">
     <dl>
-    <dt>Vorname</dt><dd id="first-name-value">{{firstName}}</dd>
-    <dt>Nachname</dt><dd id="last-name-value">{{lastName}}</dd>
-    <dt>KVNR</dt><dd id="kvnr">{{maskedKVNR}}</dd>
+    <dt>First name</dt><dd id="first-name-value">{{firstName}}</dd>
+    <dt>Last name</dt><dd id="last-name-value">{{lastName}}</dd>
+    <dt>Insurance number</dt><dd id="kvnr">{{maskedKVNR}}</dd>
     </dl>
     </section>
     <section class="card">
