@@ -142,9 +142,15 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         audience.path + (audience.query.map { "?" + $0 } ?? "")
     }
 
+    /// Whether any `&`-separated piece names `launch`, compared byte for byte as
+    /// ``LaunchParameters`` does (a Character-wise split would merge `&` with a following
+    /// combining mark).
     private static func carriesLaunch(_ query: Substring?) -> Bool {
         guard let query else { return false }
-        return query.split(separator: "&").contains { $0.hasPrefix("launch=") || $0 == "launch" }
+        let name = Array("launch".utf8)
+        return query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).contains { piece in
+            piece.starts(with: name) && (piece.count == name.count || piece[piece.index(piece.startIndex, offsetBy: name.count)] == UInt8(ascii: "="))
+        }
     }
 
     /// The raw form body of a POST, when it is `application/x-www-form-urlencoded`.
