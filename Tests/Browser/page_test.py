@@ -20,11 +20,20 @@ headless Chromium (Selenium + Debian's chromium-driver) and checks, in a real br
   element is injected, and the name sent over the bridge is the exact payload;
 * no bridge (a plain browser): the buttons and links fall back visibly (#bridge-fallback,
   #bridge-log) and the deep link does not navigate;
+* the launcher console (issue 9): both app cards with their titles and registered URLs
+  (rebased to the port), the demo users with masked KVNRs, no access token in the source;
+  "Open" as Jürgen Groß lands on the clean healthmagazin URL with his names, the recorded
+  bridge messages decode with the Swift decoder, and without a bridge the fallback shows the
+  messages and the "NavigationPolicy: routeInApp (…)" line; "Open" bonusprogramm as Zoë
+  shows "NavigationPolicy: cancel (deep_link_refused)" for the healthmagazin article link
+  (its allowlist host is `bonus`); a foreign plugin link is refused on the console
+  (`not_registered`), the registered one opens the page for the chosen user (Änne);
 * no Content-Security-Policy violation anywhere (securitypolicyviolation events recorded
   from document start, and the browser console).
 
-Writes Docs/screenshots/page.png and artifacts/ (screenshots, console log, server log,
-recorded messages). Prints `N passed, M failed` alone on the last line; exit 1 on failure.
+Writes Docs/screenshots/console.png (Jürgen picked) and Docs/screenshots/page.png (his
+console launch with the fallback shown), and artifacts/ (screenshots, console log, server
+log, recorded messages). Prints `N passed, M failed` alone on the last line; exit 1 on failure.
 
     scripts/browser-test                     # installs what is missing, then runs this
     python3 Tests/Browser/page_test.py --bin .build/debug/webapp-launch --root .
@@ -206,10 +215,10 @@ class CLI:
             raise RuntimeError(f"mint failed ({result.returncode}): {result.stderr.strip()}")
         return result.stdout.strip()
 
-    def bridge(self, messages: list[str]) -> tuple[int, list[dict], str]:
+    def bridge(self, messages: list[str], app: str = APP) -> tuple[int, list[dict], str]:
         """Decodes JSON lines with the Swift decoder; returns (exit status, decisions, stderr)."""
         result = subprocess.run(
-            [self.binary, "bridge", "--app", APP, "--registry", str(self.registry), "-"],
+            [self.binary, "bridge", "--app", app, "--registry", str(self.registry), "-"],
             cwd=self.root, input="".join(m + "\n" for m in messages),
             capture_output=True, text=True, encoding="utf-8", timeout=30,
         )
@@ -319,9 +328,9 @@ class Page:
             path.write_bytes(png)
 
 
-def navigation_console(port: int, url: str) -> dict | None:
+def navigation_console(port: int, url: str, app: str = APP) -> dict | None:
     """The development route that explains a navigation, if this server has it."""
-    query = urllib.parse.urlencode({"app": APP, "url": url})
+    query = urllib.parse.urlencode({"app": app, "url": url})
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/console/navigation?{query}", timeout=5) as response:
             return json.loads(response.read().decode("utf-8")) if response.status == 200 else None
@@ -491,8 +500,9 @@ def scenario_fallback(r: Results, page: Page, cli: CLI, port: int, artifacts: Pa
     r.equal("no alert/confirm/prompt called", page.js("return window.__alerts;"), [])
     r.equal("no CSP violation (securitypolicyviolation events)", page.js("return window.__csp;"), [])
 
-    page.screenshot([root / "Docs" / "screenshots" / "page.png", artifacts / "page.png"])
-    r.check("screenshot written", (root / "Docs" / "screenshots" / "page.png").stat().st_size > 1000)
+    # Docs/screenshots/page.png comes from the console scenario (a demo user's launch).
+    page.screenshot([artifacts / "page-fallback.png"])
+    r.check("screenshot written", (artifacts / "page-fallback.png").stat().st_size > 1000)
 
 
 def scenario_xss(r: Results, page: Page, cli: CLI, port: int, artifacts: Path) -> None:
@@ -548,6 +558,230 @@ def scenario_xss(r: Results, page: Page, cli: CLI, port: int, artifacts: Path) -
         d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": stub["identifier"]})
 
 
+FALLBACK_PREFIX = "No app bridge here. The app would receive: "
+LIST_LOG = "return Array.prototype.map.call(document.querySelectorAll('#bridge-log li'), function (li) { return li.textContent; });"
+
+
+def masked(kvnr: str) -> str:
+    """What KVNR.masked shows: the letter and the check digit, eight stars between."""
+    return kvnr[0] + "*" * (len(kvnr) - 2) + kvnr[-1]
+
+
+def plugin_link(registered_url: str) -> str:
+    return "navidapro://plugin/webapp?registeredURL=" + urllib.parse.quote(registered_url, safe="")
+
+
+def scenario_console(r: Results, page: Page, cli: CLI, port: int, artifacts: Path, root: Path) -> None:
+    print("scenario: launcher console (demo users, app cards, plugin links)")
+    d = page.driver
+    base = f"http://127.0.0.1:{port}"
+    console_url = base + "/"
+    apps = json.loads(cli.registry.read_text(encoding="utf-8"))["apps"]
+    users = {u["id"]: u for u in json.loads((root / "keys" / "demo-users.json").read_text(encoding="utf-8"))["users"]}
+    healthmagazin = next(a for a in apps if a["id"] == "healthmagazin")
+    bonusprogramm = next(a for a in apps if a["id"] == "bonusprogramm")
+
+    def loaded(selector_id: str, url: str | None = None, url_prefix: str | None = None):
+        """Waits (bounded) for a new document at url (or under url_prefix) with the element."""
+        def ready(_):
+            try:
+                current = d.current_url
+                if url is not None and current != url:
+                    return False
+                if url_prefix is not None and not current.startswith(url_prefix):
+                    return False
+                return (page.js("return document.readyState") == "complete"
+                        and page.js("return !!document.getElementById(arguments[0]);", selector_id))
+            except WebDriverException:  # the document went away mid-check: still navigating
+                return False
+        page.wait_for(ready)
+
+    def open_console() -> None:
+        d.get(console_url)
+        loaded("launch-form", url=console_url)
+
+    def no_csp(where: str) -> None:
+        r.equal(f"{where}: no alert/confirm/prompt, no CSP violation",
+                (page.js("return window.__alerts;"), page.js("return window.__csp;")), ([], []))
+
+    def pick(user_id: str) -> None:
+        d.find_element(By.ID, f"user-{user_id}").click()
+        r.check(f"#user-{user_id} is selected", d.find_element(By.ID, f"user-{user_id}").is_selected())
+
+    def check_page(where: str, user: dict, app: dict) -> None:
+        r.equal(f"{where}: clean app URL (no launch=)", d.current_url, app["url"])
+        r.equal(f"{where}: title", d.title, app["title"])
+        r.equal(f"{where}: first and last name",
+                (page.text("first-name"), page.text("last-name")), (user["firstName"], user["lastName"]))
+        r.equal(f"{where}: #kvnr masked", page.text("kvnr"), masked(user["kvnumber"]))
+        source = d.page_source
+        r.check(f"{where}: full KVNR and access token nowhere in the page or URL",
+                user["kvnumber"] not in source and user["accessToken"] not in source
+                and "demo-token" not in source and "launch=" not in d.current_url)
+
+    # 1. The console: cards, users with masked KVNRs, no tokens, no CSP violation.
+    open_console()
+    r.equal("console: title", d.title, "WebAppLaunch console")
+    r.equal("console: one card per registered app",
+            page.js("return Array.prototype.map.call(document.querySelectorAll('.app-card'), function (c) { return c.id; });"),
+            [f"card-{a['id']}" for a in apps])
+    for app in apps:
+        card = f"#card-{app['id']}"
+        r.equal(f"console: {card} title and registered URL (rebased to {port})",
+                (page.js("return document.querySelector(arguments[0] + ' h3').textContent;", card),
+                 page.js("return document.querySelector(arguments[0] + ' code').textContent;", card),
+                 d.find_element(By.ID, f"open-{app['id']}").get_attribute("value")),
+                (app["title"], app["url"], app["id"]))
+    r.check("console: app URLs are on the served port",
+            all(a["url"].startswith(base + "/apps/") for a in apps), [a["url"] for a in apps])
+    labels = page.js("return Array.prototype.map.call(document.querySelectorAll('input[name=user]'), "
+                     "function (i) { return [i.id, i.value, i.closest('label').textContent.trim()]; });")
+    r.equal("console: every demo user listed with the masked KVNR", labels, [
+        [f"user-{u['id']}", u["id"], f"{u['firstName']} {u['lastName']} ({masked(u['kvnumber'])})"]
+        for u in users.values()])
+    r.equal("console: Jürgen Groß is listed as M********8",
+            page.js("return document.getElementById('user-juergen').closest('label').textContent.trim();"),
+            "Jürgen Groß (M********8)")
+    source = d.page_source
+    r.check("console: no access token (demo-token) in the page source", "demo-token" not in source)
+    r.check("console: no full KVNR in the page source",
+            not any(u["kvnumber"] in source for u in users.values()))
+    r.equal("console: the plugin-link example is the registered healthmagazin link",
+            page.text("plugin-example"), plugin_link(healthmagazin["url"]))
+    no_csp("console")
+
+    # 2. Screenshot with the umlaut user picked.
+    pick("juergen")
+    page.screenshot([root / "Docs" / "screenshots" / "console.png", artifacts / "console.png"])
+    r.check("console screenshot written", (root / "Docs" / "screenshots" / "console.png").stat().st_size > 1000)
+
+    # 3. Open healthmagazin as Jürgen.
+    juergen = users["juergen"]
+    d.find_element(By.ID, "open-healthmagazin").click()
+    loaded("kvnr", url=healthmagazin["url"])
+    check_page("console launch (Jürgen, healthmagazin)", juergen, healthmagazin)
+    r.equal("console launch: shows Jürgen / Groß / M********8",
+            (page.text("first-name"), page.text("last-name"), page.text("kvnr")), ("Jürgen", "Groß", "M********8"))
+    no_csp("console launch (healthmagazin)")
+
+    # 4a. The bridge buttons with the recording stub, decoded by the Swift decoder.
+    page.js(BRIDGE_STUB)
+    for element_id in ("display-text", "display-name", "deeplink-button"):
+        d.find_element(By.ID, element_id).click()
+    page.wait_for(lambda _: page.js("return window.__recorded.filter(function (m) { return m.action; }).length;") >= 3)
+    recorded = [m for m in page.js("return window.__recorded.map(function (m) { return JSON.stringify(m); });")
+                if "action" in json.loads(m)]
+    (artifacts / "recorded-bridge-console.jsonl").write_text("".join(m + "\n" for m in recorded), encoding="utf-8")
+    name = f"{juergen['firstName']} {juergen['lastName']}"
+    r.equal("console launch: recorded button messages", [json.loads(m) for m in recorded], [
+        {"action": "displayText", "data": GREETING_TEXT},
+        {"action": "displayText", "data": name},
+        {"action": "deeplink", "data": ARTICLE_LINK},
+    ])
+    status, decisions, err = cli.bridge(recorded)
+    r.equal("console launch: Swift decoder accepts them (displayText x2, deeplink -> routeInApp)",
+            (status, decisions, err), (0, [
+                {"action": "displayText", "data": GREETING_TEXT, "refused": False},
+                {"action": "displayText", "data": name, "refused": False},
+                {"action": "deeplink", "data": ARTICLE_LINK, "decision": "routeInApp", "refused": False},
+            ], ""))
+
+    # 4b. Same session, reloaded without the stub: the visible fallback with the policy line.
+    d.refresh()
+    loaded("kvnr", url=healthmagazin["url"])
+    r.check("reloaded without stub: no bridge", page.js("return typeof window.webkit;") == "undefined")
+    page.js(LINK_CLICK_RECORDER)
+    d.find_element(By.ID, "display-text").click()
+    d.find_element(By.ID, "display-name").click()
+    d.find_element(By.ID, "deeplink-link").click()
+    page.wait_for(lambda _: len(page.js(LIST_LOG)) >= 4)
+    time.sleep(0.3)  # a navigation, if any, would have started
+    explained = navigation_console(port, ARTICLE_LINK, "healthmagazin")
+    r.equal("/console/navigation: healthmagazin routes its article link in app", explained,
+            {"decision": "routeInApp", "detail": "the app opens healthmagazin/details itself"})
+    items = page.js(LIST_LOG)
+    r.equal("healthmagazin fallback: messages, deep link and NavigationPolicy line", items, [
+        FALLBACK_PREFIX + json.dumps({"action": "displayText", "data": GREETING_TEXT}, separators=(",", ":"), ensure_ascii=False),
+        FALLBACK_PREFIX + json.dumps({"action": "displayText", "data": name}, separators=(",", ":"), ensure_ascii=False),
+        f"Deep link for the app to route: {ARTICLE_LINK}",
+        "NavigationPolicy: routeInApp (the app opens healthmagazin/details itself)",
+    ])
+    r.check("healthmagazin fallback: visible, still on the page (same document)",
+            d.find_element(By.ID, "bridge-fallback").is_displayed() and page.same_document()
+            and d.current_url == healthmagazin["url"], d.current_url)
+    no_csp("healthmagazin fallback")
+    page.screenshot([root / "Docs" / "screenshots" / "page.png", artifacts / "page.png"])
+    r.check("page screenshot written", (root / "Docs" / "screenshots" / "page.png").stat().st_size > 1000)
+
+    # 4c. Bonusprogramm as Zoë: its allowlist host is `bonus`, so the article link is cancelled.
+    zoe = users["zoe"]
+    open_console()
+    pick("zoe")
+    d.find_element(By.ID, "open-bonusprogramm").click()
+    loaded("kvnr", url=bonusprogramm["url"])
+    r.equal("bonusprogramm: lands on /apps/bonusprogramm?tenant=demo", d.current_url, f"{base}/apps/bonusprogramm?tenant=demo")
+    check_page("console launch (Zoë, bonusprogramm)", zoe, bonusprogramm)
+    r.check("bonusprogramm: no bridge", page.js("return typeof window.webkit;") == "undefined")
+    page.js(LINK_CLICK_RECORDER)
+    d.find_element(By.ID, "display-text").click()
+    d.find_element(By.ID, "deeplink-link").click()
+    page.wait_for(lambda _: len(page.js(LIST_LOG)) >= 3)
+    time.sleep(0.3)
+    bonus_greeting = f"Hello from {bonusprogramm['title']}"
+    explained = navigation_console(port, ARTICLE_LINK, "bonusprogramm")
+    r.equal("/console/navigation: bonusprogramm cancels the healthmagazin article link", explained,
+            {"decision": "cancel", "detail": "deep_link_refused"})
+    items = page.js(LIST_LOG)
+    r.equal("bonusprogramm fallback: message, deep link and NavigationPolicy cancel line", items, [
+        FALLBACK_PREFIX + json.dumps({"action": "displayText", "data": bonus_greeting}, separators=(",", ":")),
+        f"Deep link for the app to route: {ARTICLE_LINK}",
+        "NavigationPolicy: cancel (deep_link_refused)",
+    ])
+    r.check("bonusprogramm fallback: visible, still on the page (same document)",
+            d.find_element(By.ID, "bridge-fallback").is_displayed() and page.same_document()
+            and d.current_url == bonusprogramm["url"], d.current_url)
+    status, decisions, err = cli.bridge([json.dumps({"action": "displayText", "data": bonus_greeting}),
+                                         json.dumps({"action": "deeplink", "data": ARTICLE_LINK})], "bonusprogramm")
+    r.equal("Swift decoder for bonusprogramm: displayText accepted, article deep link cancel:deep_link_refused",
+            (status, decisions), (1, [
+                {"action": "displayText", "data": bonus_greeting, "refused": False},
+                {"action": "deeplink", "data": ARTICLE_LINK, "decision": "cancel:deep_link_refused", "refused": True},
+            ]))
+    no_csp("bonusprogramm fallback")
+    page.screenshot([artifacts / "page-bonusprogramm.png"])
+
+    # 5. Plugin links: a foreign one is refused on the console, the registered one opens.
+    aenne = users["aenne"]
+    open_console()
+    pick("aenne")
+    foreign = "navidapro://plugin/webapp?registeredURL=https%3A%2F%2Fevil.example%2Fapps%2Fhealthmagazin"
+    d.find_element(By.ID, "plugin-link").send_keys(foreign)
+    d.find_element(By.ID, "plugin-open").click()
+    loaded("refusal-code", url_prefix=base + "/console/")
+    r.equal("foreign plugin link: #refusal-code", page.text("refusal-code"), "not_registered")
+    r.check("foreign plugin link: still on the console (same origin, console form shown)",
+            d.current_url == base + "/console/plugin" and d.title == "WebAppLaunch console"
+            and d.find_element(By.ID, "refusal").is_displayed()
+            and len(d.find_elements(By.ID, "launch-form")) == 1, (d.current_url, d.title))
+    r.check("foreign plugin link: no navigation to evil.example", "evil.example" not in d.current_url, d.current_url)
+    no_csp("plugin refusal")
+    # The refusal page is a fresh render: it does not keep the chosen user or the pasted link.
+    page.screenshot([artifacts / "console-refusal.png"])
+    kept = page.js("var c = document.querySelector('input[name=user]:checked'); return c ? c.value : null;")
+    if kept != "aenne":
+        print(f"  note  the refusal page does not keep the chosen user (checked: {kept!r}); picking again")
+    pick("aenne")
+    field = d.find_element(By.ID, "plugin-link")
+    field.clear()
+    field.send_keys(plugin_link(healthmagazin["url"]))
+    d.find_element(By.ID, "plugin-open").click()
+    loaded("kvnr", url=healthmagazin["url"])
+    check_page("registered plugin link (Änne, healthmagazin)", aenne, healthmagazin)
+    r.equal("registered plugin link: shows Änne / d'Alembert / Q********2",
+            (page.text("first-name"), page.text("last-name"), page.text("kvnr")), ("Änne", "d'Alembert", "Q********2"))
+    no_csp("registered plugin link")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=os.environ.get("WEBAPP_LAUNCH_BIN", ".build/debug/webapp-launch"))
@@ -587,6 +821,7 @@ def main() -> int:
                     lambda: scenario_bridge(r, page, cli, port, artifacts),
                     lambda: scenario_fallback(r, page, cli, port, artifacts, root),
                     lambda: scenario_xss(r, page, cli, port, artifacts),
+                    lambda: scenario_console(r, page, cli, port, artifacts, root),
                 ):
                     try:
                         scenario()

@@ -115,6 +115,8 @@ struct DevelopmentConsoleTests {
             #expect(response.headers[.location] == nil)
             let body = String(buffer: response.body)
             #expect(body.contains(#"<code id="refusal-code">\#(code)</code>"#))
+            #expect(body.contains(#"id="user-zoe" checked"#), "the chosen user stays chosen")
+            #expect(!body.contains(#"id="user-juergen" checked"#))
         }
     }
 

@@ -68,15 +68,23 @@ public struct DevelopmentConsole: Sendable {
         }
     }
 
-    private func page(refusal: (code: String, reason: String)?, status: HTTPResponse.Status = .ok) -> Response {
+    /// The console; after a refusal it keeps the chosen user and the pasted link.
+    private func page(
+        refusal: (code: String, reason: String)?,
+        status: HTTPResponse.Status = .ok,
+        selectedUser: String? = nil,
+        link: String = ""
+    ) -> Response {
+        let selected = users.contains { $0.id == selectedUser } ? selectedUser : users.first?.id
         var context: [String: Any] = [
             "style": PageAssets.style,
             "apps": registry.apps.map { app in
                 ["id": app.id, "title": app.title, "summary": app.summary, "url": app.url.description]
             },
-            "users": users.enumerated().map { index, user in
-                ["id": user.id, "name": "\(user.firstName) \(user.lastName)", "kvnr": KVNR(user.kvnumber)?.masked ?? "", "checked": index == 0]
+            "users": users.map { user in
+                ["id": user.id, "name": "\(user.firstName) \(user.lastName)", "kvnr": KVNR(user.kvnumber)?.masked ?? "", "checked": user.id == selected]
             },
+            "link": link,
             "example": PluginLink.link(for: registry.apps[0]),
         ]
         if let refusal { context["refusal"] = ["code": refusal.code, "reason": refusal.reason] }
@@ -110,7 +118,7 @@ public struct DevelopmentConsole: Sendable {
             return Self.redirect(to: url)
         } catch let error as PluginLinkError {
             context.logger.notice("console.plugin_link_refused", metadata: ["code": "\(error.code)"])
-            return page(refusal: (error.code.rawValue, error.reason), status: .unprocessableContent)
+            return page(refusal: (error.code.rawValue, error.reason), status: .unprocessableContent, selectedUser: user.id, link: link)
         }
     }
 
@@ -189,7 +197,7 @@ public struct DevelopmentConsole: Sendable {
     <section class="card">
     <h2>Or paste a plugin deep link</h2>
     <p class="muted">e.g. <code id="plugin-example">{{example}}</code></p>
-    <p><input type="text" name="link" id="plugin-link" size="60" placeholder="navidapro://plugin/webapp?registeredURL=…"></p>
+    <p><input type="text" name="link" id="plugin-link" size="60" value="{{link}}" placeholder="navidapro://plugin/webapp?registeredURL=…"></p>
     <button type="submit" formaction="/console/plugin" id="plugin-open">Resolve and open</button>
     </section>
     </form>

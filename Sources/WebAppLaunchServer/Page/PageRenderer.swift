@@ -25,7 +25,6 @@ public struct PageRenderer: Sendable {
     ///   - app: The registered app being shown.
     /// - Returns: The HTML.
     public func render(session: LaunchSession, app: WebApp) -> String {
-        let deepLinkHost = app.deepLinks?.hosts.first ?? "healthmagazin"
         let context: [String: Any] = [
             "title": app.title,
             "appID": app.id,
@@ -34,11 +33,21 @@ public struct PageRenderer: Sendable {
             "maskedKVNR": session.maskedKVNR,
             "greetingText": "Hello from \(app.title)",
             "articleDeepLink": Self.articleDeepLink,
-            "overviewDeepLink": "navidapro://\(deepLinkHost)/details?article_id=1",
+            "overviewDeepLink": Self.ownDeepLink(for: app),
             "script": PageAssets.script,
             "style": PageAssets.style,
         ]
         return template.render(context)
+    }
+
+    /// A deep link inside the app's own allowlist (first host, first path prefix, first query
+    /// key), so every sample page has one link the app routes; the article link above is the
+    /// plugin contract's fixed example and is refused by apps that do not allow it.
+    static func ownDeepLink(for app: WebApp) -> String {
+        guard let allowlist = app.deepLinks, let host = allowlist.hosts.first else { return articleDeepLink }
+        var link = "\(allowlist.scheme)://\(host)\(allowlist.pathPrefixes.first ?? "/")"
+        if let key = allowlist.queryKeys.first { link += "?\(key)=1" }
+        return link
     }
 
     // `{{{script}}}` and `{{{style}}}` are the fixed assets whose hashes the CSP allows.
@@ -70,7 +79,7 @@ public struct PageRenderer: Sendable {
     <button id="display-name" type="button" data-bridge-action="displayText" data-bridge-data="{{firstName}} {{lastName}}">Send my name to the app</button>
     <button id="deeplink-button" type="button" data-bridge-action="deeplink" data-bridge-data="{{articleDeepLink}}">User redirection via JavaScript handler</button>
     <p><a id="deeplink-link" data-deeplink href="{{articleDeepLink}}">Open article 606 in the app</a></p>
-    <p><a id="deeplink-overview" data-deeplink href="{{overviewDeepLink}}">Open the article overview in the app</a></p>
+    <p><a id="deeplink-overview" data-deeplink href="{{overviewDeepLink}}">Open this service's overview in the app</a></p>
     </section>
     <section id="bridge-fallback" hidden>
     <p><strong>Opened in a browser:</strong> these messages would go to the app.</p>
