@@ -18,7 +18,6 @@ struct InMemoryReplayStoreTests {
         }
         #expect(results.count == 200)
         #expect(results.filter { $0 }.count == 1)
-        #expect(store.count() == 1)
     }
 
     @Test("concurrent claims of distinct ids all succeed")
@@ -57,18 +56,33 @@ struct InMemoryReplayStoreTests {
 
     @Test("a full store throws .full instead of evicting a live id, and accepts again once ids expire")
     func fullStoreThrows() throws {
-        // Sixteen shards of capacity one; ids with equal `low % 16` share a shard.
         let store = InMemoryReplayStore(capacity: 16)
-        #expect(try store.claim(Self.id(0), until: Self.now + 100, now: Self.now))
+        for index in 0..<16 {
+            #expect(try store.claim(Self.id(UInt64(index)), until: Self.now + 100, now: Self.now))
+        }
         let error = #expect(throws: ReplayStoreError.self) {
             try store.claim(Self.id(16), until: Self.now + 100, now: Self.now)
         }
         #expect(error?.code == .full)
+        #expect(store.count() == 16)
         #expect(try store.claim(Self.id(0), until: Self.now + 100, now: Self.now + 1) == false, "the live id was not evicted")
-        #expect(try store.claim(Self.id(1), until: Self.now + 100, now: Self.now + 1), "other shards still have room")
-        #expect(try store.claim(Self.id(16), until: Self.now + 200, now: Self.now + 100), "a full shard sweeps expired ids before refusing")
-        #expect(throws: ReplayStoreError.self, "the shard is full again, of a live id") {
+        // Once the ids expire, a full store sweeps every shard before refusing.
+        #expect(try store.claim(Self.id(16), until: Self.now + 200, now: Self.now + 100))
+        for index in 17..<32 {
+            #expect(try store.claim(Self.id(UInt64(index)), until: Self.now + 200, now: Self.now + 100))
+        }
+        #expect(throws: ReplayStoreError.self, "full again, of live ids") {
             try store.claim(Self.id(32), until: Self.now + 200, now: Self.now + 100)
         }
+    }
+
+    @Test("the capacity is the total, however unevenly ids fall into shards")
+    func capacityIsTotal() throws {
+        let store = InMemoryReplayStore(capacity: 64)
+        // Every id in one shard (equal low % 16): the whole capacity is still usable.
+        for index in 0..<64 {
+            #expect(try store.claim(Self.id(UInt64(index * 16)), until: Self.now + 100, now: Self.now))
+        }
+        #expect(throws: ReplayStoreError.self) { try store.claim(Self.id(64 * 16), until: Self.now + 100, now: Self.now) }
     }
 }

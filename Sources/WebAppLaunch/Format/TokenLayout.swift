@@ -134,7 +134,7 @@ enum TokenLayout {
             throw LaunchError(.invalidClaims, "the KVNR fails its syntax or check digit")
         }
         return LaunchClaims(
-            accessToken: String(decoding: fields[0], as: UTF8.self),
+            accessToken: fields[0].withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) },
             firstName: firstName,
             lastName: lastName,
             kvnr: KVNR(String(decoding: fields[3], as: UTF8.self))!

@@ -4,9 +4,10 @@ import WebAppLaunch
 /// The default replay store: process memory, bounded, sharded for concurrency.
 ///
 /// Ids are spread over 16 shards, each behind its own mutex, so concurrent launches rarely
-/// contend. Each shard sweeps expired ids at most every few seconds. When a shard is full of
-/// ids that have not expired, claims throw ``ReplayStoreError/Code/full`` (503) rather than
-/// forget a live id: forgetting would let that launch be replayed. One process only; use
+/// contend; one atomic counter bounds the total. Each shard sweeps expired ids at most every
+/// few seconds. When the store holds `capacity` ids that have not expired, claims throw
+/// ``ReplayStoreError/Code/full`` (503) rather than forget a live id: forgetting would let
+/// that launch be replayed. One process only; use
 /// ``PostgresReplayStore`` when several instances serve the same app.
 public final class InMemoryReplayStore: ReplayStore {
     /// The default bound: one million live launches (about 50 MB).
@@ -23,32 +24,51 @@ public final class InMemoryReplayStore: ReplayStore {
     }
 
     private let shards: [Shard]
-    private let shardCapacity: Int
+    private let capacity: Int
+    /// Ids held across all shards. Invariant: equals the sum of the shards' counts whenever
+    /// no claim or sweep is in progress; a claim reserves its slot here before inserting.
+    private let total = Atomic<Int>(0)
 
     /// Creates a store.
     /// - Parameter capacity: The most live ids held at once (split evenly across shards).
     public init(capacity: Int = InMemoryReplayStore.defaultCapacity) {
         precondition(capacity >= Self.shardCount, "the capacity must be at least \(Self.shardCount)")
         shards = (0..<Self.shardCount).map { _ in Shard() }
-        shardCapacity = capacity / Self.shardCount
+        self.capacity = capacity
     }
 
     public func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) throws -> Bool {
+        if let claimed = attemptClaim(id, until: deadline, now: now) { return claimed }
+        // No room: sweep every shard (one lock at a time, never two at once), then try again.
+        sweep(now: now)
+        if let claimed = attemptClaim(id, until: deadline, now: now) { return claimed }
+        throw ReplayStoreError(.full, "the in-memory replay store holds its maximum of live launches")
+    }
+
+    /// Claims in the id's shard; `nil` when the store has no room.
+    private func attemptClaim(_ id: ReplayID, until deadline: UInt64, now: UInt64) -> Bool? {
         let shard = shards[Int(truncatingIfNeeded: id.low % UInt64(Self.shardCount))]
-        let capacity = shardCapacity
-        return try shard.state.withLock { state throws(ReplayStoreError) -> Bool in
-            if now >= state.nextSweep || state.deadlines.count >= capacity {
-                state.deadlines = state.deadlines.filter { $0.value > now }
-                state.nextSweep = now + Self.sweepInterval
-            }
+        return shard.state.withLock { state -> Bool? in
+            if now >= state.nextSweep { sweep(&state, now: now) }
             // Present means used, even if past its deadline and not yet swept: fail closed.
             guard state.deadlines[id] == nil else { return false }
-            guard state.deadlines.count < capacity else {
-                throw ReplayStoreError(.full, "the in-memory replay store holds its maximum of live launches")
-            }
+            guard reserveSlot() else { return nil }
             state.deadlines[id] = deadline
             return true
         }
+    }
+
+    private func reserveSlot() -> Bool {
+        guard total.add(1, ordering: .relaxed).newValue > capacity else { return true }
+        total.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    private func sweep(_ state: inout Shard.State, now: UInt64) {
+        let before = state.deadlines.count
+        state.deadlines = state.deadlines.filter { $0.value > now }
+        state.nextSweep = now + Self.sweepInterval
+        total.subtract(before - state.deadlines.count, ordering: .relaxed)
     }
 
     public func count() -> Int {
@@ -59,10 +79,7 @@ public final class InMemoryReplayStore: ReplayStore {
     /// - Parameter now: The current time in seconds since 1970.
     public func sweep(now: UInt64) {
         for shard in shards {
-            shard.state.withLock { state in
-                state.deadlines = state.deadlines.filter { $0.value > now }
-                state.nextSweep = now + Self.sweepInterval
-            }
+            shard.state.withLock { state in sweep(&state, now: now) }
         }
     }
 }

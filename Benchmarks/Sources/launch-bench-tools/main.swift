@@ -1,0 +1,140 @@
+// Helpers for scripts/bench.
+//
+//   launch-bench-tools mint-launches --port P --count N [--mode sealed|signed] > launches.txt
+//       One fresh launch per line (path and query, e.g. /apps/healthmagazin?launch=…), minted
+//       with the development keyring for the sample registry rebased to 127.0.0.1:P, exactly
+//       as `webapp-launch serve --port P` serves it. Lifetime 300 s: mint right before the run.
+//   launch-bench-tools replay-memory [--count 1000000]
+//       Fills an InMemoryReplayStore with COUNT distinct live ReplayIDs and prints the bytes
+//       per live nonce (growth of the resident set size) as JSON.
+
+import Foundation
+import LaunchFixtures
+import WebAppLaunch
+import WebAppLaunchServer
+import WebAppRegistry
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func option(_ name: String, _ fallback: String) -> String {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: name), index + 1 < arguments.count { return arguments[index + 1] }
+    return fallback
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("launch-bench-tools: \(message)\n".utf8))
+    exit(1)
+}
+
+func mintLaunches() throws {
+    guard let port = Int(option("--port", "8080")), let count = Int(option("--count", "1000")) else { fail("bad --port/--count") }
+    guard let mode = LaunchMode(name: option("--mode", "sealed")) else { fail("bad --mode") }
+    let registry = try DevelopmentDefaults.rebasingLoopbackApps(of: try LaunchFixtures.registry(), host: "127.0.0.1", port: port)
+    let signer = LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: registry)
+    guard let app = registry.app(id: LaunchFixtures.appID) else { fail("no app") }
+    let prefix = app.url.path + (app.url.query.map { "?" + $0 + "&" } ?? "?") + "launch="
+    var out = [UInt8]()
+    out.reserveCapacity(count * 1_800)
+    let now = Date()
+    for _ in 0..<count {
+        let token = try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: LaunchSigner.maximumLifetime, now: now)
+        out.append(contentsOf: prefix.utf8)
+        out.append(contentsOf: token.utf8)
+        out.append(UInt8(ascii: "\n"))
+    }
+    FileHandle.standardOutput.write(Data(out))
+}
+
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+func replayMemory() throws {
+    guard let count = Int(option("--count", "1000000")) else { fail("bad --count") }
+    // Twice the count: the store splits its capacity evenly over 16 shards chosen by the id, so
+    // a store of capacity N fills one shard (and refuses claims) before it holds N random ids.
+    let store = InMemoryReplayStore(capacity: 2 * count)
+    // Random-looking, distinct ids (SplitMix64), all live for the whole run.
+    var state: UInt64 = 0x1234_5678_9ABC_DEF0
+    func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    let now: UInt64 = 1_790_000_000
+    let rssBefore = residentBytes()
+    let started = ContinuousClock.now
+    for _ in 0..<count {
+        guard try store.claim(ReplayID(high: next(), low: next()), until: now + 360, now: now) else { fail("duplicate id") }
+    }
+    let elapsed = ContinuousClock.now - started
+    let rssAfter = residentBytes()
+    guard store.count() == count else { fail("the store holds \(store.count()), not \(count)") }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    print("""
+    {"count": \(count), "rss_bytes_per_nonce": \(Double(rssAfter - rssBefore) / Double(count)), \
+    "claim_ns": \(seconds * 1e9 / Double(count))}
+    """)
+}
+
+/// Sizes of the typical launch, for the table: token text length and MAC input length per mode.
+func describe() throws {
+    let signer = LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: try LaunchFixtures.registry())
+    var fields: [String] = []
+    for mode in [LaunchMode.signed, .sealed] {
+        let token = try signer.launchToken(for: LaunchFixtures.appID, user: LaunchFixtures.user, mode: mode)
+        let (input, _) = try LaunchFixtures.macInput(ofToken: token)
+        fields.append("\"token_length_\(mode)\": \(token.utf8.count), \"mac_input_\(mode)\": \(input.count)")
+    }
+    print("{" + fields.joined(separator: ", ") + "}")
+}
+
+/// A tight loop of one operation, for profiling (valgrind --tool=callgrind):
+///   launch-bench-tools loop verify|mint|floor signed|sealed ITERATIONS
+func loop() throws {
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard arguments.count == 3, let mode = LaunchMode(name: arguments[1]), let iterations = Int(arguments[2]) else {
+        fail("usage: launch-bench-tools loop verify|mint|floor signed|sealed ITERATIONS")
+    }
+    let keyring = try LaunchFixtures.keyring(), registry = try LaunchFixtures.registry()
+    guard let app = registry.app(id: LaunchFixtures.appID) else { fail("no app") }
+    let signer = LaunchSigner(keyring: keyring, registry: registry)
+    let verifier = LaunchVerifier(keyring: keyring, app: app)
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let token = try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: 60, now: now)
+    var checksum = 0
+    switch arguments[0] {
+    case "verify":
+        for _ in 0..<iterations { checksum &+= try verifier.verify(token: token, now: now).header.nonce.count }
+    case "mint":
+        for _ in 0..<iterations {
+            checksum &+= try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: 60, now: now).utf8.count
+        }
+    case "floor":
+        let floor = try RawKeyedHMAC(key: try LaunchFixtures.macKey(secret: try LaunchFixtures.signingSecret().secret))
+        let (input, _) = try LaunchFixtures.macInput(ofToken: token)
+        input.withUnsafeBufferPointer { input in
+            for _ in 0..<iterations { checksum &+= floor.mac(input) ? 1 : 0 }
+        }
+    default: fail("unknown operation \(arguments[0])")
+    }
+    print(checksum)
+}
+
+do {
+    switch CommandLine.arguments.dropFirst().first {
+    case "loop": try loop()
+    case "describe": try describe()
+    case "mint-launches": try mintLaunches()
+    case "replay-memory": try replayMemory()
+    default: fail("usage: launch-bench-tools mint-launches --port P --count N [--mode M] | replay-memory [--count N]")
+    }
+} catch {
+    fail("\(error)")
+}

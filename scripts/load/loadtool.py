@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Helpers for scripts/bench (standard library only).
+
+  loadtool.py nginx-links --count N --path /apps/healthmagazin --length L --secret S > links.txt
+  loadtool.py nginx-conf --template T --prefix DIR --port P --path /apps/... --secret S --response FILE > nginx.conf
+  loadtool.py report --micro DIR --replay FILE --load FILE --machine FILE --markdown OUT [--update BENCHMARKS.md]
+"""
+import argparse, base64, glob, hashlib, json, os, re, sys, time
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def nginx_links(a):
+    """One secure_link URL per line, each with a distinct random `launch` payload of the
+    same text length as our launch token, so both servers parse and hash the same bulk."""
+    expires = int(time.time()) + 300
+    raw = (a.length * 3) // 4
+    out = sys.stdout
+    for _ in range(a.count):
+        payload = b64url(os.urandom(raw))[: a.length]
+        digest = b64url(hashlib.md5(f"{expires}{a.path}{payload} {a.secret}".encode()).digest())
+        out.write(f"{a.path}?launch={payload}&md5={digest}&expires={expires}\n")
+
+
+def nginx_conf(a):
+    """Fills the template; the response headers are copied from our server's 303 (captured
+    with curl), the cookie value replaced by one of the same length."""
+    headers, location = [], "/"
+    for line in open(a.response, encoding="latin-1").read().splitlines()[1:]:
+        if ":" not in line:
+            continue
+        name, value = line.split(":", 1)
+        name, value = name.strip(), value.strip()
+        lower = name.lower()
+        if lower == "location":
+            location = value
+        elif lower == "set-cookie":
+            cookie_name, rest = value.split("=", 1)
+            cookie_value, _, attributes = rest.partition(";")
+            value = f"{cookie_name}={'x' * len(cookie_value)};{attributes}"
+            headers.append((name, value))
+        elif lower in ("cache-control", "referrer-policy", "x-content-type-options", "content-security-policy"):
+            headers.append((name, value))
+    lines = "\n".join(f'            add_header {n} "{v.replace(chr(34), chr(92) + chr(34))}" always;' for n, v in headers)
+    text = open(a.template).read()
+    for key, value in {"@PREFIX@": a.prefix, "@PORT@": str(a.port), "@PATH@": a.path, "@SECRET@": a.secret,
+                       "@HEADERS@": lines, "@LOCATION@": location}.items():
+        text = text.replace(key, value)
+    sys.stdout.write(text)
+
+
+# Must match `operationsPerSample` in Benchmarks/Benchmarks/LaunchBenchmarks/LaunchBenchmarks.swift.
+OPERATIONS_PER_SAMPLE = 64
+
+
+def percentile_file(micro, name, metric):
+    pattern = os.path.join(micro, f"*.{name}.{metric}.histogram.percentiles.tsv")
+    files = glob.glob(pattern)
+    if not files:
+        raise SystemExit(f"no benchmark result {pattern}")
+    rows = {}
+    unit = ""
+    for line in open(files[0]):
+        parts = line.rstrip("\n").split("\t")
+        if parts[0] == "Percentile":
+            unit = parts[1]
+            continue
+        rows[int(parts[0])] = float(parts[1])
+    return rows, unit
+
+
+def report(a):
+    micro = {}
+    for name in ["floor.hmac.signed", "floor.hmac.sealed", "verify.signed", "verify.sealed", "mint.signed",
+                 "mint.sealed", "jwtkit.hs256.sign", "jwtkit.hs256.verify"]:
+        rows, unit = percentile_file(a.micro, name, "wallClock")
+        if "(ns)" not in unit:
+            raise SystemExit(f"{name}: unexpected unit {unit!r}")
+        micro[name] = rows[50] / OPERATIONS_PER_SAMPLE
+    allocs = {}
+    for name in ["allocs.verify.signed", "allocs.verify.sealed", "allocs.mint.signed", "allocs.mint.sealed",
+                 "allocs.jwtkit.hs256.verify", "allocs.jwtkit.hs256.sign"]:
+        rows, _ = percentile_file(a.micro, name, "mallocCountTotal")
+        allocs[name] = rows[50]
+    replay = json.load(open(a.replay))
+    load = {}
+    for line in open(a.load):
+        line = line.strip()
+        if line.startswith("{"):
+            entry = json.loads(line)
+            load[entry["label"]] = entry
+    machine = json.load(open(a.machine))
+
+    def ok(flag):
+        return "**met**" if flag else "**MISSED**"
+
+    m = micro
+    r_sig = m["verify.signed"] / m["floor.hmac.signed"]
+    r_sea = m["verify.sealed"] / m["floor.hmac.sealed"]
+    j_ver_sig = m["jwtkit.hs256.verify"] / m["verify.signed"]
+    j_ver_sea = m["jwtkit.hs256.verify"] / m["verify.sealed"]
+    j_sig_sig = m["jwtkit.hs256.sign"] / m["mint.signed"]
+    j_sig_sea = m["jwtkit.hs256.sign"] / m["mint.sealed"]
+    bytes_per_nonce = replay["rss_bytes_per_nonce"]
+    out = []
+    w = out.append
+    w(f"Run: {machine['date']} on {machine['cpu']} ({machine['cores']} cores, {machine['memory']}), "
+      f"{machine['kernel']}; {machine['swift']}; {machine['openssl']}; {machine['nginx']}; {machine['wrk']}.")
+    w(f"Load average before / after: {machine['load_before']} / {machine['load_after']}.")
+    w("")
+    w("### Micro-benchmarks (one process, one run; median sample of 64 operations, per operation)")
+    w("")
+    w("| Operation | ns/op (median) | Ratio | Target | Result |")
+    w("|---|---:|---:|---|---|")
+    w(f"| raw OpenSSL HMAC-SHA256, reused keyed ctx, signed token's MAC input ({machine.get('mac_input_signed', '?')} B) | {m['floor.hmac.signed']:.0f} | 1.00 (floor) | | |")
+    w(f"| `verify` signed | {m['verify.signed']:.0f} | {r_sig:.2f} x floor | ≤ 2.0 x | {ok(r_sig <= 2.0)} |")
+    w(f"| raw OpenSSL HMAC-SHA256, sealed token's MAC input ({machine.get('mac_input_sealed', '?')} B) | {m['floor.hmac.sealed']:.0f} | 1.00 (floor) | | |")
+    w(f"| `verify` sealed | {m['verify.sealed']:.0f} | {r_sea:.2f} x floor | ≤ 3.0 x | {ok(r_sea <= 3.0)} |")
+    w(f"| jwt-kit 5.8.0 HS256 verify | {m['jwtkit.hs256.verify']:.0f} | {j_ver_sig:.2f} x our signed verify, {j_ver_sea:.2f} x sealed | ≥ 3 x | {ok(min(j_ver_sig, j_ver_sea) >= 3)} |")
+    w(f"| `mint` signed | {m['mint.signed']:.0f} | | | |")
+    w(f"| `mint` sealed | {m['mint.sealed']:.0f} | | | |")
+    w(f"| jwt-kit 5.8.0 HS256 sign | {m['jwtkit.hs256.sign']:.0f} | {j_sig_sig:.2f} x our signed mint, {j_sig_sea:.2f} x sealed | ≥ 3 x | {ok(min(j_sig_sig, j_sig_sea) >= 3)} |")
+    w("")
+    w("### Allocations and memory")
+    w("")
+    w("| Measurement | Value | Target | Result |")
+    w("|---|---:|---|---|")
+    w(f"| mallocs per `verify`, signed | {allocs['allocs.verify.signed']:.0f} | (reported) | |")
+    w(f"| mallocs per `verify`, sealed | {allocs['allocs.verify.sealed']:.0f} | (reported) | |")
+    w(f"| mallocs per `mint`, signed / sealed | {allocs['allocs.mint.signed']:.0f} / {allocs['allocs.mint.sealed']:.0f} | (reported) | |")
+    w(f"| mallocs per jwt-kit HS256 verify / sign | {allocs['allocs.jwtkit.hs256.verify']:.0f} / {allocs['allocs.jwtkit.hs256.sign']:.0f} | (comparison) | |")
+    w(f"| InMemoryReplayStore, bytes per live nonce (RSS growth over {replay['count']:,} live nonces) | {bytes_per_nonce:.1f} | ≤ 150 | {ok(bytes_per_nonce <= 150)} |")
+    w("")
+    w(f"### Load: {machine.get('load_shape', '')}")
+    w("")
+    w("| Server | Requests/s | p50 ms | p99 ms | non-2xx/3xx | socket errors | bytes/response |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for label, title in [("webapp-launch", "`webapp-launch serve` (release; verify + replay claim + 303 + session cookie)"),
+                         ("nginx", "nginx secure_link (MD5 + expiry, 1 worker; 303 + same headers)")]:
+        e = load.get(label)
+        if not e:
+            w(f"| {title} | (not run) | | | | | |")
+            continue
+        sock = e["connect_errors"] + e["read_errors"] + e["write_errors"] + e["timeouts"]
+        flag = " (launches ran out!)" if e["exhausted_threads"] else ""
+        w(f"| {title} | {e['rps']:.0f}{flag} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['non_2xx_3xx']} | {sock} | {e['bytes'] / max(e['requests'], 1):.0f} |")
+    ours, ref = load.get("webapp-launch"), load.get("nginx")
+    if ours and ref:
+        share = ours["rps"] / ref["rps"]
+        clean = ours["non_2xx_3xx"] == 0 and ours["exhausted_threads"] == 0
+        w("")
+        w("| Server target | Value | Target | Result |")
+        w("|---|---:|---|---|")
+        w(f"| throughput vs nginx secure_link | {share * 100:.0f} % | ≥ 50 % | {ok(share >= 0.5)} |")
+        w(f"| p99 latency at {machine.get('connections', 32)} connections | {ours['p99_ms']:.2f} ms | < 5 ms | {ok(ours['p99_ms'] < 5)} |")
+        w(f"| non-2xx/3xx for valid launches | {ours['non_2xx_3xx']} of {ours['requests']} | 0 | {ok(clean)} |")
+        if "accepted" in machine:
+            w(f"| launches accepted during the run (server's /metrics) | {machine['accepted']} | ≥ {ours['requests']} completed requests (in-flight ones at the end count too) | |")
+    table = "\n".join(out) + "\n"
+    open(a.markdown, "w").write(table)
+    sys.stdout.write(table)
+    if a.update:
+        text = open(a.update).read()
+        begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            open(a.update, "w").write(head + begin + "\n" + table + end + tail)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("nginx-links")
+    s.add_argument("--count", type=int, required=True); s.add_argument("--path", required=True)
+    s.add_argument("--length", type=int, required=True); s.add_argument("--secret", required=True)
+    s = sub.add_parser("nginx-conf")
+    for opt in ("--template", "--prefix", "--path", "--secret", "--response"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--port", type=int, required=True)
+    s = sub.add_parser("report")
+    for opt in ("--micro", "--replay", "--load", "--machine", "--markdown"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--update")
+    a = p.parse_args()
+    {"nginx-links": nginx_links, "nginx-conf": nginx_conf, "report": report}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
