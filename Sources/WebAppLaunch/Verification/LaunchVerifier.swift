@@ -103,7 +103,7 @@ public struct LaunchVerifier: Sendable {
 
     /// Query pieces as raw bytes in bytewise order (SPEC.md §11 step 9: byte for byte).
     static func sortedBytes(_ pieces: [some Collection<UInt8>]) -> [[UInt8]] {
-        pieces.map(Array.init).sorted { $0.lexicographicallyPrecedes($1) }
+        pieces.map { Array($0) }.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     /// The verification proper. `otherQueryParameters == nil` skips the parameter check.
