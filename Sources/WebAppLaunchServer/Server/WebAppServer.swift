@@ -115,8 +115,11 @@ public struct WebAppServer: Sendable {
     public func makeApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let (seconds, attoseconds) = configuration.idleTimeout.components
+        let idleTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return Application(
             router: makeRouter(),
+            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: onServerRunning,
             logger: logger

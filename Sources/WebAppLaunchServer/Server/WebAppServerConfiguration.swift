@@ -22,6 +22,10 @@ public struct WebAppServerConfiguration: Sendable {
     public var replayStore: ReplayStoreConfiguration
     /// The current time; injectable for tests.
     public var clock: @Sendable () -> Date
+    /// How long a connection may stay silent before the server closes it; default 30 s, so
+    /// idle or abandoned connections do not hold file descriptors forever. (A client that
+    /// dribbles bytes is the job of a reverse proxy's read deadline or connection cap.)
+    public var idleTimeout: Duration
     /// Demo users for the launcher console at `/`. The console exists only when this is not
     /// empty, the keyring is a development keyring and the host is loopback.
     public var demoUsers: [DemoUser]
@@ -42,6 +46,7 @@ public struct WebAppServerConfiguration: Sendable {
         self.replayStore = .memory(capacity: InMemoryReplayStore.defaultCapacity)
         self.clock = { Date() }
         self.demoUsers = []
+        self.idleTimeout = .seconds(30)
     }
 
     /// Whether the launcher console is served (see ``DevelopmentConsole``).
@@ -59,6 +64,7 @@ public struct WebAppServerConfiguration: Sendable {
     public func validate() throws(ServerConfigurationError) {
         guard !apps.isEmpty else { throw ServerConfigurationError("no web app to serve") }
         guard (0...65535).contains(port) else { throw ServerConfigurationError("the port must be 0 to 65535") }
+        guard idleTimeout >= .milliseconds(100) else { throw ServerConfigurationError("the idle timeout must be at least 100 ms") }
         guard sessionLifetime >= 60, sessionLifetime <= 24 * 3600 else {
             throw ServerConfigurationError("the session lifetime must be 60 s to 24 h")
         }

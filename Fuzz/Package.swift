@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Fuzz targets for WebAppLaunch (issue 8). A separate package on purpose: a fuzz target has no
+// `main` of its own (libFuzzer supplies it), so it only links with `--sanitize=fuzzer` and
+// must never be part of the main package's build. Build one target with:
+//
+//   swift build --scratch-path ../.build-fuzz --product FuzzVerifier --sanitize=fuzzer --sanitize=address
+//
+// or just run ../scripts/fuzz. No unsafeFlags: the sanitizers come from the command line.
+//
+// `MintBatch` and `MakeCorpus` are ordinary executables (built without sanitizers into
+// ../.build-fuzz-tools) used by scripts/load-test, scripts/fault-test and scripts/fuzz.
+
+let main: PackageDescription.Target.Dependency = .product(name: "WebAppLaunch", package: "main")
+let registry: PackageDescription.Target.Dependency = .product(name: "WebAppRegistry", package: "main")
+let native: PackageDescription.Target.Dependency = .product(name: "WebAppLaunchNative", package: "main")
+
+let package = Package(
+    name: "WebAppLaunchFuzz",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "FuzzVerifier", targets: ["FuzzVerifier"]),
+        .executable(name: "FuzzParameters", targets: ["FuzzParameters"]),
+        .executable(name: "FuzzLoaders", targets: ["FuzzLoaders"]),
+        .executable(name: "FuzzNative", targets: ["FuzzNative"]),
+        .executable(name: "MintBatch", targets: ["MintBatch"]),
+        .executable(name: "MakeCorpus", targets: ["MakeCorpus"]),
+    ],
+    dependencies: [.package(path: "..")],
+    targets: [
+        .target(name: "FuzzSupport", dependencies: [main, registry, native]),
+        .executableTarget(name: "FuzzVerifier", dependencies: ["FuzzSupport", main, registry]),
+        .executableTarget(name: "FuzzParameters", dependencies: ["FuzzSupport", main, registry]),
+        .executableTarget(name: "FuzzLoaders", dependencies: ["FuzzSupport", main, registry]),
+        .executableTarget(name: "FuzzNative", dependencies: ["FuzzSupport", registry, native]),
+        .executableTarget(name: "MintBatch", dependencies: [main, registry]),
+        .executableTarget(name: "MakeCorpus", dependencies: ["FuzzSupport", main, registry]),
+    ]
+)
