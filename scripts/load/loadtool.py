@@ -138,6 +138,7 @@ def report(a):
     w("| Server | Requests/s | p50 ms | p99 ms | non-2xx/3xx | socket errors | bytes/response |")
     w("|---|---:|---:|---:|---:|---:|---:|")
     for label, title in [("webapp-launch", "`webapp-launch serve` (release; verify + replay claim + 303 + session cookie)"),
+                         ("webapp-launch-postgres", "`webapp-launch serve --replay postgres://…` (same, shared PostgreSQL store on loopback)"),
                          ("nginx", "nginx secure_link (MD5 + expiry, 1 worker; 303 + same headers)")]:
         e = load.get(label)
         if not e:
@@ -156,6 +157,12 @@ def report(a):
         w(f"| throughput vs nginx secure_link | {share * 100:.0f} % | ≥ 50 % | {ok(share >= 0.5)} |")
         w(f"| p99 latency at {machine.get('connections', 32)} connections | {ours['p99_ms']:.2f} ms | < 5 ms | {ok(ours['p99_ms'] < 5)} |")
         w(f"| non-2xx/3xx for valid launches | {ours['non_2xx_3xx']} of {ours['requests']} | 0 | {ok(clean)} |")
+        postgres = load.get("webapp-launch-postgres")
+        if postgres:
+            pg_share = postgres["rps"] / ours["rps"]
+            pg_clean = postgres["non_2xx_3xx"] == 0 and postgres["exhausted_threads"] == 0
+            w(f"| PostgreSQL store vs in-memory store, launches/s | {pg_share * 100:.0f} % | ≥ 40 % | {ok(pg_share >= 0.4)} |")
+            w(f"| non-2xx/3xx for valid launches, PostgreSQL store | {postgres['non_2xx_3xx']} of {postgres['requests']} | 0 | {ok(pg_clean)} |")
         if "accepted" in machine:
             w(f"| launches accepted during the run (server's /metrics) | {machine['accepted']} | ≥ {ours['requests']} completed requests (in-flight ones at the end count too) | |")
     table = "\n".join(out) + "\n"
