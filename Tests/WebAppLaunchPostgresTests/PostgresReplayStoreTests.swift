@@ -17,7 +17,7 @@ struct PostgresReplayStoreTests {
         let codes = try await withRunningServer(replayStore: storeA) { portA in
             try await withRunningServer(replayStore: storeB) { portB in
                 let urls = (0..<200).map { index in "http://127.0.0.1:\(index.isMultiple(of: 2) ? portA : portB)\(launch)" }
-                return try statusCodes(of: urls)
+                return try await statusCodes(of: urls)
             }
         }
         #expect(codes.count == 200)
@@ -34,8 +34,8 @@ struct PostgresReplayStoreTests {
         let storeB = try PostgresFixtures.store(url: cluster.url)
         defer { storeA.shutdown(); storeB.shutdown() }
         let launch = try PostgresFixtures.launchPathAndQuery()
-        let first = try await withRunningServer(replayStore: storeA) { port in try statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
-        let second = try await withRunningServer(replayStore: storeB) { port in try statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+        let first = try await withRunningServer(replayStore: storeA) { port in try await statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+        let second = try await withRunningServer(replayStore: storeB) { port in try await statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
         #expect(first == [303])
         #expect(second == [401])
     }
@@ -78,12 +78,12 @@ struct PostgresReplayStoreTests {
         let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(1500))
         defer { store.shutdown() }
         try await withRunningServer(replayStore: store) { port in
-            let before = try statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"])
+            let before = try await statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"])
             #expect(before == [303])
 
             try cluster.stop()
             let urls = try (0..<20).map { _ in "http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())" }
-            let during = try statusCodes(of: urls)
+            let during = try await statusCodes(of: urls)
             #expect(during.count == 20)
             #expect(during.allSatisfy { $0 == 503 })
             #expect(!during.contains(303))
@@ -91,7 +91,7 @@ struct PostgresReplayStoreTests {
             try cluster.restart()
             var recovered = false
             for _ in 0..<40 where !recovered {
-                let code = try statusCodes(of: ["http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())"])
+                let code = try await statusCodes(of: ["http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())"])
                 recovered = code == [303]
                 if !recovered {
                     #expect(code == [503])
@@ -99,7 +99,7 @@ struct PostgresReplayStoreTests {
                 }
             }
             #expect(recovered)
-            let health = try statusCodes(of: ["http://127.0.0.1:\(port)/healthz"])
+            let health = try await statusCodes(of: ["http://127.0.0.1:\(port)/healthz"])
             #expect(health == [200])
         }
     }

@@ -104,7 +104,11 @@ func withRunningServer<T: Sendable>(
 
 /// Sends GET requests with curl, many at once, and returns each status code.
 /// - Parameter urls: Full URLs on loopback.
-func statusCodes(of urls: [String], parallel: Int = 64) throws -> [Int] {
+func statusCodes(of urls: [String], parallel: Int = 64) async throws -> [Int] {
+    try await offload { try blockingStatusCodes(of: urls, parallel: parallel) }
+}
+
+private func blockingStatusCodes(of urls: [String], parallel: Int) throws -> [Int] {
     var arguments = ["--silent", "--parallel", "--parallel-immediate", "--parallel-max", String(parallel), "--max-time", "20"]
     for url in urls {
         arguments += ["--output", "/dev/null", "--write-out", "%{http_code}\\n", url]

@@ -202,9 +202,14 @@ final class BackgroundSubprocess {
     }
 }
 
+/// A pipe (a socket pair) whose ends are close-on-exec from creation on: tests run in parallel, and a child spawned by another
+/// test must not inherit this pipe (a stray copy of a write end keeps the reader from ever
+/// seeing end-of-file). The child's own ends are `dup2`ed onto 0, 1 and 2, which clears the flag.
 private func makePipe() throws -> (read: Int32, write: Int32) {
     var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { throw SubprocessError(message: "pipe failed: \(errno)") }
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+        throw SubprocessError(message: "socketpair failed: \(errno)")
+    }
     return (fds[0], fds[1])
 }
 
@@ -220,6 +225,9 @@ private func spawn(
         envp.forEach { free($0) }
     }
     var pid: pid_t = 0
+    // Nothing else crosses into the child: the test process also holds the sockets of other
+    // tests' in-process servers, and a child's copy would keep a closed connection open.
+    _ = spawnActionsCloseFrom(&actions, 3)
     let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
     guard rc == 0 else { return .failure(SubprocessError(message: "cannot start \(path): error \(rc)")) }
     return .success(pid)
@@ -252,3 +260,8 @@ private func milliseconds(until deadline: ContinuousClock.Instant) -> Int32? {
     let (seconds, attoseconds) = left.components
     return Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 60_000))
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the Glibc module does
+/// not import: closes every descriptor from `lowest` up in the child.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32
