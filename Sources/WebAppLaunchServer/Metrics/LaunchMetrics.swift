@@ -1,5 +1,6 @@
 import Metrics
 import Prometheus
+import Synchronization
 
 /// The server's metrics, exposed as Prometheus text at `/metrics`.
 ///
@@ -11,6 +12,10 @@ public final class LaunchMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let replayStoreSize: Metrics.Gauge
+    /// Counters and timers by label and dimensions, made once: creating swift-metrics objects
+    /// per request would cost a registry lookup and allocations on the launch path.
+    private let counters = Mutex<[String: Metrics.Counter]>([:])
+    private let timers = Mutex<[String: Metrics.Timer]>([:])
 
     /// Creates an empty set of metrics.
     public init() {
@@ -26,13 +31,30 @@ public final class LaunchMetrics: Sendable {
 
     /// Counts an accepted launch and records how long verification and the replay claim took.
     func accepted(app: String, duration: Duration) {
-        Metrics.Counter(label: "webapp_launch_accepted_total", dimensions: [("app", app)], factory: factory).increment()
-        Metrics.Timer(label: "webapp_launch_verify_duration_seconds", dimensions: [("app", app)], factory: factory).recordInterval(duration)
+        counter("webapp_launch_accepted_total", [("app", app)]).increment()
+        let factory = factory
+        timers.withLock { timers in
+            if let timer = timers[app] { return timer }
+            let timer = Metrics.Timer(label: "webapp_launch_verify_duration_seconds", dimensions: [("app", app)], factory: factory)
+            timers[app] = timer
+            return timer
+        }.recordInterval(duration)
     }
 
     /// Counts a rejection by its precise code.
     func rejected(app: String, code: String) {
-        Metrics.Counter(label: "webapp_launch_rejected_total", dimensions: [("app", app), ("code", code)], factory: factory).increment()
+        counter("webapp_launch_rejected_total", [("app", app), ("code", code)]).increment()
+    }
+
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Metrics.Counter {
+        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "\u{0}")
+        let factory = factory
+        return counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Metrics.Counter(label: label, dimensions: dimensions, factory: factory)
+            counters[key] = counter
+            return counter
+        }
     }
 
     /// Records how many nonces the replay store holds.
