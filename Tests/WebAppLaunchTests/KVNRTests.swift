@@ -26,6 +26,11 @@ struct KVNRTests {
     func workedExample() {
         #expect(KVNR.checkDigit(letter: UInt8(ascii: "A"), digits: [1, 2, 3, 4, 5, 6, 7, 8]) == 0)
         #expect(KVNR.checkDigit(letter: UInt8(ascii: "Z"), digits: [9, 9, 9, 9, 9, 9, 9, 9]) == 7)
+        // Out-of-range input is refused, never a trap (the function is public).
+        #expect(KVNR.checkDigit(letter: 0x00, digits: [1, 2, 3, 4, 5, 6, 7, 8]) == nil)
+        #expect(KVNR.checkDigit(letter: UInt8(ascii: "a"), digits: [1, 2, 3, 4, 5, 6, 7, 8]) == nil)
+        #expect(KVNR.checkDigit(letter: UInt8(ascii: "A"), digits: [1, 2, 3]) == nil)
+        #expect(KVNR.checkDigit(letter: UInt8(ascii: "A"), digits: [1, 2, 3, 4, 5, 6, 7, 10]) == nil)
     }
 
     @Test("wrong letters, lengths and characters are rejected", arguments: [

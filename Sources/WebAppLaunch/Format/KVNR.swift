@@ -29,10 +29,12 @@ public struct KVNR: Sendable, Hashable, CustomStringConvertible {
 
     /// Computes the check digit for a letter and eight digits.
     /// - Parameters:
-    ///   - letter: An ASCII capital letter.
-    ///   - digits: The eight serial digits.
-    /// - Returns: The check digit, 0 to 9.
-    public static func checkDigit(letter: UInt8, digits: some Collection<Int>) -> Int {
+    ///   - letter: An ASCII capital letter, `A` to `Z`.
+    ///   - digits: The eight serial digits, each 0 to 9.
+    /// - Returns: The check digit, 0 to 9, or `nil` when the letter or a digit is out of range
+    ///   (never a crash: the function is public, so any input must be safe).
+    public static func checkDigit(letter: UInt8, digits: some Collection<Int>) -> Int? {
+        guard (0x41...0x5A).contains(letter), digits.count == 8, digits.allSatisfy({ (0...9).contains($0) }) else { return nil }
         let position = Int(letter - 0x40)
         let sequence = [position / 10, position % 10] + Array(digits)
         var total = 0
