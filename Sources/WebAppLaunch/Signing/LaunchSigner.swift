@@ -111,13 +111,7 @@ public struct LaunchSigner: Sendable {
         audience.description + (audience.query == nil ? "?" : "&") + "launch=" + token
     }
 
-    static func seconds(_ date: Date) -> UInt64 {
-        let interval = date.timeIntervalSince1970
-        // Clamped, never trapping: NaN and times before 1970 are 0, times past 2^64 s are UInt64.max.
-        guard interval > 0 else { return 0 }
-        guard interval < 18_446_744_073_709_551_616.0 else { return UInt64.max }
-        return UInt64(interval.rounded(.down))
-    }
+    static func seconds(_ date: Date) -> UInt64 { UnixSeconds.of(date) }
 
     /// Fixed nonce and IV, for test vectors only. Not reachable through the public API.
     struct FixedRandomness {

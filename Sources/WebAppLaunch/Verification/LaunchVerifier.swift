@@ -99,7 +99,7 @@ public struct LaunchVerifier: Sendable {
         try verify(token: Substring(token), otherQueryParameters: nil, now: Self.seconds(now))
     }
 
-    static func seconds(_ date: Date) -> UInt64 { LaunchSigner.seconds(date) }
+    static func seconds(_ date: Date) -> UInt64 { UnixSeconds.of(date) }
 
     /// Query pieces as raw bytes in bytewise order (SPEC.md §11 step 9: byte for byte).
     static func sortedBytes(_ pieces: [some Collection<UInt8>]) -> [[UInt8]] {

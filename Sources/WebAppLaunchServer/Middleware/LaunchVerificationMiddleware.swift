@@ -64,7 +64,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         if Self.carriesLaunch(query) || Self.carriesLaunch(form) {
             return try await exchange(query: query, form: form, request: request, context: context)
         }
-        let now = LaunchClock.seconds(clock())
+        let now = UnixSeconds.of(clock())
         if let value = request.cookies[Self.cookieName]?.value,
            let session = cookies.open(value[...], appID: verifier.appID, now: now) {
             var context = context
@@ -85,7 +85,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         } catch {
             return reject(error, request: request, context: context)
         }
-        let nowSeconds = LaunchClock.seconds(now)
+        let nowSeconds = UnixSeconds.of(now)
         let claimed: Bool
         do {
             claimed = try await replayStore.claim(launch.replayID, until: launch.replayDeadline, now: nowSeconds)
@@ -161,13 +161,5 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         else { return nil }
         let buffer = try await request.body.collect(upTo: Self.maximumFormBytes)
         return Substring(String(buffer: buffer))
-    }
-}
-
-/// Converts `Date` to the token's whole seconds.
-enum LaunchClock {
-    static func seconds(_ date: Date) -> UInt64 {
-        let interval = date.timeIntervalSince1970
-        return interval <= 0 ? 0 : UInt64(interval.rounded(.down))
     }
 }
