@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "WebAppRegistry", targets: ["WebAppRegistry"]),
         .library(name: "WebAppLaunch", targets: ["WebAppLaunch"]),
         .library(name: "WebAppLaunchNative", targets: ["WebAppLaunchNative"]),
+        .library(name: "WebAppLaunchMiddleware", targets: ["WebAppLaunchMiddleware"]),
+        .library(name: "WebAppLaunchSQLite", targets: ["WebAppLaunchSQLite"]),
+        .library(name: "WebAppLaunchPostgres", targets: ["WebAppLaunchPostgres"]),
         .library(name: "WebAppLaunchServer", targets: ["WebAppLaunchServer"]),
         .executable(name: "webapp-launch", targets: ["webapp-launch"]),
     ],
@@ -51,11 +54,57 @@ let package = Package(
             dependencies: ["WebAppRegistry"],
             swiftSettings: strictSettings
         ),
+        // The verifier as Hummingbird middleware, for any Hummingbird app: no database driver,
+        // no template engine, no metrics backend.
+        .target(
+            name: "WebAppLaunchMiddleware",
+            dependencies: [
+                "WebAppLaunch",
+                "WebAppRegistry",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Replay store drivers, one target each, so an app links only the driver it uses.
+        .target(
+            name: "WebAppLaunchSQLite",
+            dependencies: [
+                "WebAppLaunchMiddleware",
+                "WebAppLaunch",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "WebAppLaunchPostgres",
+            dependencies: [
+                "WebAppLaunchMiddleware",
+                "WebAppLaunch",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The sample web app: the page, the development console, Prometheus metrics, and the
+        // embedded development defaults behind `webapp-launch serve`.
         .target(
             name: "WebAppLaunchServer",
             dependencies: [
                 "WebAppLaunch",
                 "WebAppLaunchNative",
+                "WebAppRegistry",
+                "WebAppLaunchMiddleware",
+                "WebAppLaunchSQLite",
+                "WebAppLaunchPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -63,9 +112,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),
@@ -93,10 +139,19 @@ let package = Package(
             dependencies: ["WebAppLaunchNative", "WebAppRegistry"],
             swiftSettings: strictSettings
         ),
+        // Subprocesses, temporary directories and loopback helpers shared by the test targets.
+        .target(
+            name: "WebAppLaunchTestSupport",
+            path: "Tests/WebAppLaunchTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "WebAppLaunchServerTests",
             dependencies: [
                 "WebAppLaunchServer",
+                "WebAppLaunchMiddleware",
+                "WebAppLaunchSQLite",
+                "WebAppLaunchTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
@@ -105,6 +160,9 @@ let package = Package(
             name: "WebAppLaunchPostgresTests",
             dependencies: [
                 "WebAppLaunchServer",
+                "WebAppLaunchMiddleware",
+                "WebAppLaunchPostgres",
+                "WebAppLaunchTestSupport",
                 "WebAppLaunch",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -114,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAppLaunchCLITests",
-            dependencies: ["webapp-launch", "WebAppLaunch", "WebAppRegistry"],
+            dependencies: ["webapp-launch", "WebAppLaunch", "WebAppRegistry", "WebAppLaunchTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

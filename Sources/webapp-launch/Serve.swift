@@ -12,8 +12,10 @@ extension WebAppLaunchCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the web app: verify launches, exchange them for a session, serve the page.",
             discussion: """
-            With no options: 127.0.0.1:8080, development keyring, sample registry, in-memory replay
-            store; prints a launch URL for a demo user.
+            With no options: 127.0.0.1:8080, the embedded development keyring and sample registry,
+            a SQLite replay store under $XDG_STATE_HOME (or ~/.local/state)/webapp-launch, so a used
+            launch stays used across restarts, and metrics on 127.0.0.1:9464; prints a launch URL
+            for a demo user.
             Examples:
               webapp-launch serve
               webapp-launch serve --port 9000 --replay sqlite:/var/lib/webapp-launch/replay.db
@@ -37,8 +39,11 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Serve only this app id.")
         var app: String?
 
-        @Option(name: .long, help: "Replay store: memory, sqlite:PATH or postgres://… (or env:VARIABLE).")
-        var replay: String = "memory"
+        @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… (or env:VARIABLE), or memory (forgets on restart). Default: a SQLite file in the state directory.")
+        var replay: String?
+
+        @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics), or none. Never the app's own listener.")
+        var metricsAddress: String = MetricsListener.loopbackDefault.description
 
         @Option(name: .long, help: "Session lifetime in seconds.")
         var sessionLifetime: UInt64 = 1800
@@ -58,6 +63,9 @@ extension WebAppLaunchCommand {
             guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
             if publicURL != nil && app == nil { throw ValidationError("--public-url requires --app") }
+            if metricsAddress != "none" && MetricsListener(metricsAddress) == nil {
+                throw ValidationError("--metrics-address must be HOST:PORT or none")
+            }
         }
 
         func run() async throws {
@@ -86,8 +94,9 @@ extension WebAppLaunchCommand {
             configuration.sessionLifetime = sessionLifetime
             configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
             configuration.replayStore = try replayStore()
+            configuration.metrics = MetricsListener(metricsAddress)
             if keyring.isDevelopment {
-                configuration.demoUsers = try DemoUser.load(contentsOfFile: DevelopmentDefaults.locate(DevelopmentDefaults.demoUsersPath))
+                configuration.demoUsers = try DevelopmentDefaults.demoUsers()
             }
             let server: WebAppServer
             do {
@@ -95,11 +104,22 @@ extension WebAppLaunchCommand {
             } catch {
                 throw CommandFailure.configuration("\(error)")
             }
-            let banner = try self.banner(keyring: keyring, registry: registry, served: served)
-            let application = server.makeApplication { _ in
-                FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+            let banner = try self.banner(keyring: keyring, registry: registry, served: served, store: configuration.replayStore)
+            let metricsHost = configuration.metrics?.host ?? ""
+            let application = server.makeApplication(
+                onServerRunning: { _ in
+                    FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+                },
+                onMetricsServerRunning: { channel in
+                    let port = channel.localAddress?.port.map(String.init) ?? "?"
+                    FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
+                }
+            )
+            do {
+                try await application.runService()
+            } catch let error as ServerConfigurationError {
+                throw CommandFailure.configuration(error.reason)
             }
-            try await application.runService()
         }
 
         private func servedApps(in registry: Registry) throws -> [ServedApp] {
@@ -122,7 +142,7 @@ extension WebAppLaunchCommand {
         }
 
         private func replayStore() throws -> ReplayStoreConfiguration {
-            var text = replay
+            guard var text = replay else { return try ReplayStoreConfiguration.defaultFile() }
             if text.hasPrefix("env:") {
                 guard let value = ProcessInfo.processInfo.environment[String(text.dropFirst(4))] else {
                     throw CommandFailure.configuration("the environment variable \(text.dropFirst(4)) is not set")
@@ -135,8 +155,12 @@ extension WebAppLaunchCommand {
             return store
         }
 
-        private func banner(keyring: Keyring, registry: Registry, served: [ServedApp]) throws -> String {
-            var lines = ["webapp-launch serving on http://\(host):\(port) (replay store: \(replay.hasPrefix("postgres") ? "postgres" : replay))"]
+        private func banner(keyring: Keyring, registry: Registry, served: [ServedApp], store: ReplayStoreConfiguration) throws -> String {
+            // The store's description never includes a PostgreSQL connection string.
+            var lines = ["webapp-launch serving on http://\(host):\(port) (replay store: \(store))"]
+            if case .memory = store {
+                lines.append("WARNING: the in-memory replay store forgets used launches on restart; use the default SQLite store or PostgreSQL.")
+            }
             if keyring.isDevelopment {
                 lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
                 lines.append("Launcher console: open http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ , pick a user and a web app.")

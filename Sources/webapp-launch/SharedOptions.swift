@@ -4,14 +4,19 @@ import WebAppLaunch
 import WebAppLaunchServer
 import WebAppRegistry
 
-/// `--keyring FILE`, defaulting to the shipped development keyring.
+/// `--keyring FILE`, defaulting to the embedded development keyring.
 struct KeyringOption: ParsableArguments {
-    @Option(name: .long, help: "Keyring file (default: keys/dev.keyring.json, development keys).")
+    @Option(name: .long, help: "Keyring file (default: the embedded development keys, as in keys/dev.keyring.json).")
     var keyring: String?
 
-    var path: String { keyring ?? DevelopmentDefaults.locate(DevelopmentDefaults.keyringPath) }
-
     func load() throws -> Keyring {
+        guard let path = keyring else {
+            do {
+                return try DevelopmentDefaults.keyring()
+            } catch {
+                throw CommandFailure.configuration("the embedded development keyring: \(error)")
+            }
+        }
         do {
             return try Keyring(contentsOfFile: path)
         } catch {
@@ -20,14 +25,19 @@ struct KeyringOption: ParsableArguments {
     }
 }
 
-/// `--registry FILE`, defaulting to the shipped sample registry.
+/// `--registry FILE`, defaulting to the embedded sample registry.
 struct RegistryOption: ParsableArguments {
-    @Option(name: .long, help: "Registry of web apps (default: keys/registry.sample.json).")
+    @Option(name: .long, help: "Registry of web apps (default: the embedded sample registry, as in keys/registry.sample.json).")
     var registry: String?
 
-    var path: String { registry ?? DevelopmentDefaults.locate(DevelopmentDefaults.registryPath) }
-
     func load() throws -> Registry {
+        guard let path = registry else {
+            do {
+                return try DevelopmentDefaults.registry()
+            } catch {
+                throw CommandFailure.configuration("the embedded sample registry: \(error)")
+            }
+        }
         do {
             return try Registry(contentsOfFile: path)
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAppLaunchTestSupport
 
 @Suite("bridge decodes page messages as the native app would")
 struct BridgeCommandTests {

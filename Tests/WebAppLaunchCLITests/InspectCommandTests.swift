@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAppLaunchTestSupport
 
 @Suite("inspect shows the clear header and nothing of the claims")
 struct InspectCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAppLaunchTestSupport
 import WebAppLaunch
 
 #if canImport(Glibc)

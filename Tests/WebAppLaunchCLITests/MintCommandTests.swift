@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAppLaunchTestSupport
 
 @Suite("mint prints launches only for registered apps and valid users")
 struct MintCommandTests {

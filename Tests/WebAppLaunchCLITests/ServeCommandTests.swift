@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAppLaunchTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -18,11 +19,13 @@ struct ServeCommandTests {
         let port = try freeLoopbackPort()
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry],
+            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--metrics-address", "127.0.0.1:0"],
+            environment: ["XDG_STATE_HOME": directory.path("state")],
             standardErrorPath: directory.path("serve.log")
         )
         let banner = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
-        #expect(banner == "webapp-launch serving on http://127.0.0.1:\(port) (replay store: memory)")
+        let store = directory.path("state") + "/webapp-launch/replay.sqlite"
+        #expect(banner == "webapp-launch serving on http://127.0.0.1:\(port) (replay store: sqlite:\(store))")
         let demoURLs = try (0..<2).map { _ in
             try server.firstLine(within: .seconds(5)) { $0.contains("launch=") }.trimmingCharacters(in: .whitespaces)
         }
@@ -52,6 +55,37 @@ struct ServeCommandTests {
         for secret in [Self.demoAccessToken, TestUser.accessToken, token(of: minted)] {
             #expect(!log.contains(secret), "the server log leaks a secret")
         }
+
+        // Review finding 6: the default store survives a restart, so a used launch stays used.
+        let restarted = try BackgroundSubprocess(
+            CLI.executablePath,
+            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--metrics-address", "127.0.0.1:0"],
+            environment: ["XDG_STATE_HOME": directory.path("state")],
+            standardErrorPath: directory.path("serve-restarted.log")
+        )
+        _ = try restarted.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
+        #expect(try httpStatus(of: minted) == 401, "a launch used before the restart is still used after it")
+        #expect(try httpStatus(of: demoURLs[0]) == 401)
+        #expect(try restarted.stop(with: SIGTERM, within: .seconds(10)) == 0)
+    }
+
+    @Test("metrics are served on their own loopback listener and never on the app's public one")
+    func metricsOnTheirOwnListener() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let port = try freeLoopbackPort()
+        let metricsPort = try freeLoopbackPort()
+        let server = try BackgroundSubprocess(
+            CLI.executablePath,
+            ["serve", "--port", "\(port)", "--replay", "memory", "--metrics-address", "127.0.0.1:\(metricsPort)"],
+            standardErrorPath: directory.path("serve.log")
+        )
+        let line = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("metrics:") }
+        #expect(line.contains("http://127.0.0.1:\(metricsPort)/metrics"))
+        #expect(try httpStatus(of: "http://127.0.0.1:\(port)/metrics") == 404)
+        #expect(try httpStatus(of: "http://127.0.0.1:\(metricsPort)/metrics") == 200)
+        #expect(try httpStatus(of: "http://127.0.0.1:\(metricsPort)/apps/healthmagazin") == 404, "the metrics listener serves nothing else")
+        #expect(try server.stop(with: SIGTERM, within: .seconds(10)) == 0)
     }
 
     @Test("serve --host 0.0.0.0 with the development keyring refuses to start: exit 2, one line about development keys")

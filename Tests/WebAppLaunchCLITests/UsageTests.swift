@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAppLaunchTestSupport
 
 @Suite("Usage errors exit 2 with one line; help exits 0 with an example")
 struct UsageTests {

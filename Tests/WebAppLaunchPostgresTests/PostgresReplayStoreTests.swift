@@ -2,7 +2,10 @@ import Foundation
 import Logging
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppLaunchPostgres
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 @Suite("PostgreSQL replay store, shared by many verifier instances", .serialized)
 struct PostgresReplayStoreTests {
@@ -12,18 +15,19 @@ struct PostgresReplayStoreTests {
         defer { cluster.destroy() }
         let storeA = try PostgresFixtures.store(url: cluster.url)
         let storeB = try PostgresFixtures.store(url: cluster.url)
-        defer { storeA.shutdown(); storeB.shutdown() }
         let launch = try PostgresFixtures.launchPathAndQuery()
-        let codes = try await withRunningServer(replayStore: storeA) { portA in
-            try await withRunningServer(replayStore: storeB) { portB in
-                let urls = (0..<200).map { index in "http://127.0.0.1:\(index.isMultiple(of: 2) ? portA : portB)\(launch)" }
-                return try await statusCodes(of: urls)
+        let codes = try await withRunning(storeA, storeB) {
+            try await withRunningServer(replayStore: storeA) { portA in
+                try await withRunningServer(replayStore: storeB) { portB in
+                    let urls = (0..<200).map { index in "http://127.0.0.1:\(index.isMultiple(of: 2) ? portA : portB)\(launch)" }
+                    return try await statusCodes(of: urls)
+                }
             }
         }
         #expect(codes.count == 200)
         #expect(codes.filter { $0 == 303 }.count == 1, "status codes: \(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
         #expect(codes.filter { $0 == 401 }.count == 199)
-        #expect(try await storeA.count() == 1)
+        #expect(try claimCount(cluster.url) == 1)
     }
 
     @Test("a launch used on instance A is rejected on instance B")
@@ -32,10 +36,12 @@ struct PostgresReplayStoreTests {
         defer { cluster.destroy() }
         let storeA = try PostgresFixtures.store(url: cluster.url)
         let storeB = try PostgresFixtures.store(url: cluster.url)
-        defer { storeA.shutdown(); storeB.shutdown() }
         let launch = try PostgresFixtures.launchPathAndQuery()
-        let first = try await withRunningServer(replayStore: storeA) { port in try await statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
-        let second = try await withRunningServer(replayStore: storeB) { port in try await statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+        let (first, second) = try await withRunning(storeA, storeB) {
+            let first = try await withRunningServer(replayStore: storeA) { port in try await statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+            let second = try await withRunningServer(replayStore: storeB) { port in try await statusCodes(of: ["http://127.0.0.1:\(port)\(launch)"]) }
+            return (first, second)
+        }
         #expect(first == [303])
         #expect(second == [401])
     }
@@ -45,10 +51,10 @@ struct PostgresReplayStoreTests {
         let cluster = try PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url)
-        defer { store.shutdown() }
         let token = try PostgresFixtures.signer.launchToken(for: "healthmagazin", user: PostgresFixtures.user)
         let launch = try LaunchVerifier(keyring: PostgresFixtures.keyring, app: PostgresFixtures.app).verify(token: token, now: Date())
-        #expect(try await store.claim(launch.replayID, until: launch.replayDeadline, now: 0))
+        let claimed = try await withRunning(store) { try await store.claim(launch.replayID, until: launch.replayDeadline, now: 0) }
+        #expect(claimed)
         let dump = try psql(cluster.url, "SELECT encode(replay_id, 'hex') FROM webapp_launch_claims")
         let nonceHex = launch.header.nonce.map { String(format: "%02x", $0) }.joined()
         #expect(dump.contains(launch.replayID.hex))
@@ -60,15 +66,16 @@ struct PostgresReplayStoreTests {
         let cluster = try PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url)
-        defer { store.shutdown() }
-        for index in 0..<10 {
-            let id = ReplayID(high: 7, low: UInt64(index))
-            #expect(try await store.claim(id, until: index < 6 ? 1_000 : 5_000, now: 900))
+        try await withRunning(store) { () async throws in
+            for index in 0..<10 {
+                let id = ReplayID(high: 7, low: UInt64(index))
+                #expect(try await store.claim(id, until: index < 6 ? 1_000 : 5_000, now: 900))
+            }
+            #expect(try claimCount(cluster.url) == 10)
+            #expect(try await store.sweep(now: 2_000) == 6)
+            #expect(try claimCount(cluster.url) == 4)
+            #expect(try await store.claim(ReplayID(high: 7, low: 9), until: 5_000, now: 2_000) == false)
         }
-        #expect(try await store.count() == 10)
-        #expect(try await store.sweep(now: 2_000) == 6)
-        #expect(try await store.count() == 4)
-        #expect(try await store.claim(ReplayID(high: 7, low: 9), until: 5_000, now: 2_000) == false)
     }
 
     @Test("with PostgreSQL stopped every launch gets 503 and none is accepted; after a restart launches succeed again")
@@ -76,8 +83,7 @@ struct PostgresReplayStoreTests {
         let cluster = try PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(1500))
-        defer { store.shutdown() }
-        try await withRunningServer(replayStore: store) { port in
+        try await withRunning(store) { try await withRunningServer(replayStore: store) { port in
             let before = try await statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"])
             #expect(before == [303])
 
@@ -101,7 +107,7 @@ struct PostgresReplayStoreTests {
             #expect(recovered)
             let health = try await statusCodes(of: ["http://127.0.0.1:\(port)/healthz"])
             #expect(health == [200])
-        }
+        } }
     }
 
     @Test("a malformed database URL is refused with invalid_configuration, without echoing the password", arguments: [
@@ -115,9 +121,4 @@ struct PostgresReplayStoreTests {
             (error as? ReplayStoreError)?.code == .invalidConfiguration && !String(describing: error).contains("s3cret")
         }
     }
-}
-
-/// Runs one query with psql and returns its unaligned output.
-func psql(_ url: String, _ sql: String) throws -> String {
-    try runSubprocess("/usr/bin/psql", [url, "-tAc", sql]).output
 }

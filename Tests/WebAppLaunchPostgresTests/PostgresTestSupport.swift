@@ -3,7 +3,10 @@ import Hummingbird
 import Logging
 import NIOCore
 import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppLaunchPostgres
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// A throwaway PostgreSQL cluster on loopback, started through `scripts/pg-cluster` and
@@ -41,7 +44,7 @@ struct PostgresTestCluster: Sendable {
         guard result.status == 0 else {
             throw ClusterError(message: "pg-cluster \(arguments.joined(separator: " ")) exited \(result.status)")
         }
-        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     struct ClusterError: Error, CustomStringConvertible {
@@ -68,12 +71,36 @@ enum PostgresFixtures {
         return String(url.dropFirst("http://127.0.0.1:8080".count))
     }
 
-    static func store(url: String, claimTimeout: Duration = .seconds(2)) throws -> PostgresReplayStore {
+    static func store(
+        url: String,
+        claimTimeout: Duration = .seconds(2),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws -> PostgresReplayStore {
         var configuration = PostgresReplayStore.Configuration(url: url)
         configuration.claimTimeout = claimTimeout
         configuration.connectTimeout = .seconds(1)
-        return try PostgresReplayStore(configuration: configuration, logger: Logger(label: "test.pg"))
+        return try PostgresReplayStore(configuration: configuration, logger: Logger(label: "test.pg"), clock: clock)
     }
+}
+
+/// Runs the stores' services (pool and sweeper) for the duration of `body`, then cancels
+/// them, as an application's service group would.
+func withRunning<T: Sendable>(_ stores: PostgresReplayStore..., body: () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for store in stores { group.addTask { await store.run() } }
+        defer { group.cancelAll() }
+        return try await body()
+    }
+}
+
+/// How many claims the database holds, read with psql.
+func claimCount(_ url: String) throws -> Int {
+    Int(try psql(url, "SELECT COUNT(*) FROM webapp_launch_claims").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+}
+
+/// Runs one query with psql and returns its unaligned output.
+func psql(_ url: String, _ sql: String) throws -> String {
+    try runSubprocess("/usr/bin/psql", [url, "-tAc", sql]).standardOutput
 }
 
 /// Runs a server on a free loopback port for the duration of `body`.
@@ -113,6 +140,6 @@ private func blockingStatusCodes(of urls: [String], parallel: Int) throws -> [In
     for url in urls {
         arguments += ["--output", "/dev/null", "--write-out", "%{http_code}\\n", url]
     }
-    let result = try runSubprocess("/usr/bin/curl", arguments)
-    return result.output.split(separator: "\n").compactMap { Int($0) }
+    let result = try runSubprocess("/usr/bin/curl", arguments, timeout: .seconds(60))
+    return result.standardOutput.split(separator: "\n").compactMap { Int($0) }
 }

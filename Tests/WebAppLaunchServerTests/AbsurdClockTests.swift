@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("An absurd server clock rejects launches instead of crashing")

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 
@@ -51,7 +52,7 @@ struct DevelopmentConsoleTests {
     func openMintsAVerifiableLaunch(app: WebApp) async throws {
         let server = try TestServer(configuration: Self.consoleConfiguration())
         try await server.test { client in
-            let response = try await client.postForm("/console/launch", form: "user=juergen&app=\(app.id)")
+            let response = try await client.postConsoleForm("/console/launch", form: "user=juergen&app=\(app.id)")
             #expect(response.status == .seeOther)
             let location = try #require(response.headers[.location])
             #expect(location.hasPrefix(app.url.description + (app.url.query == nil ? "?" : "&") + "launch="))
@@ -69,7 +70,7 @@ struct DevelopmentConsoleTests {
     func launchesStayWithTheirApp() async throws {
         let server = try TestServer(configuration: Self.consoleConfiguration())
         try await server.test { client in
-            let response = try await client.postForm("/console/launch", form: "user=zoe&app=healthmagazin")
+            let response = try await client.postConsoleForm("/console/launch", form: "user=zoe&app=healthmagazin")
             let location = try #require(response.headers[.location])
             let token = String(location[location.range(of: "launch=")!.upperBound...])
             let elsewhere = try await client.get("/apps/bonus?tenant=demo&launch=\(token)", json: true)
@@ -83,7 +84,7 @@ struct DevelopmentConsoleTests {
     func invalidFormsAreRefused(form: String) async throws {
         let server = try TestServer(configuration: Self.consoleConfiguration())
         try await server.test { client in
-            let response = try await client.postForm("/console/launch", form: form)
+            let response = try await client.postConsoleForm("/console/launch", form: form)
             #expect(response.status == .badRequest)
             #expect(response.headers[.location] == nil)
         }
@@ -94,7 +95,7 @@ struct DevelopmentConsoleTests {
         let server = try TestServer(configuration: Self.consoleConfiguration())
         try await server.test { client in
             let link = PluginLinkText.forURL("http://127.0.0.1:8080/apps/healthmagazin")
-            let response = try await client.postForm("/console/plugin", form: "user=zoe&link=\(link)")
+            let response = try await client.postConsoleForm("/console/plugin", form: "user=zoe&link=\(link)")
             #expect(response.status == .seeOther)
             #expect(response.headers[.location]?.hasPrefix("http://127.0.0.1:8080/apps/healthmagazin?launch=") == true)
         }
@@ -110,7 +111,7 @@ struct DevelopmentConsoleTests {
     func pluginLinkRefused(target: String, code: String) async throws {
         let server = try TestServer(configuration: Self.consoleConfiguration())
         try await server.test { client in
-            let response = try await client.postForm("/console/plugin", form: "user=zoe&link=\(PluginLinkText.forURL(target))")
+            let response = try await client.postConsoleForm("/console/plugin", form: "user=zoe&link=\(PluginLinkText.forURL(target))")
             #expect(response.status == .unprocessableContent)
             #expect(response.headers[.location] == nil)
             let body = String(buffer: response.body)
@@ -127,7 +128,7 @@ struct DevelopmentConsoleTests {
         let server = try TestServer(configuration: Self.consoleConfiguration())
         try await server.test { client in
             let encoded = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let response = try await client.postForm("/console/plugin", form: "user=zoe&link=\(encoded)")
+            let response = try await client.postConsoleForm("/console/plugin", form: "user=zoe&link=\(encoded)")
             #expect(response.status == .unprocessableContent)
             #expect(response.headers[.location] == nil)
         }

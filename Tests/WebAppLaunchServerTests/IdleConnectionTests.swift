@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Testing
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 #if canImport(Glibc)

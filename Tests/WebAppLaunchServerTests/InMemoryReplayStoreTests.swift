@@ -1,5 +1,6 @@
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("The in-memory replay store claims each launch once, forgets only expired ids, and refuses when full")

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("Logs name the app and the precise code, never a token, a name, a KVNR or a cookie")

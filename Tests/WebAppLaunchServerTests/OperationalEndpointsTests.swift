@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("Health and metrics endpoints report what operators need, and nothing personal")
@@ -27,20 +29,24 @@ struct OperationalEndpointsTests {
         }
     }
 
-    @Test("/metrics counts accepted launches by app, rejections by app and precise code, and the replay store's size")
+    @Test("/metrics counts accepted launches by app, rejections by app and precise code, and the replay store's size as its sweeper saw it")
     func metricsAfterLaunches() async throws {
         let magazinToken = Fixtures.token(for: Fixtures.magazin)
         let bonusToken = Fixtures.token(for: Fixtures.bonus)
         let tampered = Fixtures.flippingBit(of: Fixtures.token(for: Fixtures.magazin), atByte: -1)
-        try await TestServer().test { client in
+        let server = try TestServer()
+        try await server.test { client async throws in
             #expect(try await client.launch(magazinToken, at: Fixtures.magazin, via: .get).status == .seeOther)
             #expect(try await client.launch(bonusToken, at: Fixtures.bonus, via: .post).status == .seeOther)
             #expect(try await client.launch(magazinToken, at: Fixtures.magazin, via: .get).status == .unauthorized)
             #expect(try await client.launch(magazinToken, at: Fixtures.magazin, via: .post).status == .unauthorized)
             #expect(try await client.launch(tampered, at: Fixtures.magazin, via: .get).status == .unauthorized)
             #expect(try await client.get("/apps/bonus?tenant=demo").status == .unauthorized)
-
-            let response = try await client.get("/metrics")
+            #expect(try await client.get("/metrics").status == .notFound, "metrics are never on the public listener")
+        }
+        (server.server.replayStore as? InMemoryReplayStore)?.sweep(now: UnixSeconds.of(Fixtures.now))
+        try await Application(router: server.server.makeMetricsRouter()).test(.router) { client async throws in
+            let response = try await client.execute(uri: "/metrics", method: .get)
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
             let text = response.text

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("The page renders user data as text, runs only its own hashed script, and has no inline handlers")
@@ -87,7 +88,11 @@ struct PageRenderingTests {
             return (String(name), String(trimmed.dropFirst(name.count)).trimmingCharacters(in: .whitespaces))
         }, uniquingKeysWith: { first, _ in first })
         #expect(directives["script-src"] == "'sha256-\(scriptHash)'")
-        #expect(directives["style-src"] == "'sha256-\(styleHash)'")
+        // The page's style, and the rejection page's (which the same policy covers).
+        let rejection = try await TestServer().test { client in try await client.get("/apps/healthmagazin") }
+        let rejectionStyle = try #require(HTMLScan.rawText(of: "style", in: rejection.text))
+        let rejectionHash = Data(try WebAppLaunch.SHA256.hash(Array(rejectionStyle.utf8))).base64EncodedString()
+        #expect(directives["style-src"] == "'sha256-\(styleHash)' 'sha256-\(rejectionHash)'")
         #expect(directives["default-src"] == "'none'")
     }
 

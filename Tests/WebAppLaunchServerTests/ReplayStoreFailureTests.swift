@@ -4,6 +4,7 @@ import Logging
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("A replay store that cannot answer makes the server fail closed with 503")

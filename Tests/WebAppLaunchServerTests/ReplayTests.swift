@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("A launch opens a session exactly once")

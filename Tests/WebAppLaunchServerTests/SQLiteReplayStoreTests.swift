@@ -3,21 +3,10 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
-
-/// A fresh directory under the system's temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("webapp-launch-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
+import WebAppLaunchSQLite
+import WebAppLaunchTestSupport
 
 @Suite("The SQLite replay store claims each launch once and remembers it across restarts")
 struct SQLiteReplayStoreTests {
@@ -83,9 +72,10 @@ struct SQLiteReplayStoreTests {
             let replayed = try await client.launch(token, at: Fixtures.magazin, via: .get)
             #expect(accepted.status == .seeOther)
             #expect(replayed.status == .unauthorized)
+            #expect(try await (server.replayStore as? SQLiteReplayStore)?.count() == 1)
         }
         #expect(server.replayStore is SQLiteReplayStore)
-        #expect(try await server.replayStore.count() == 1)
+        // The application's service group closed the file on shutdown; closing again is harmless.
         try await (server.replayStore as? SQLiteReplayStore)?.close()
     }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 @Suite("Every response carries the security headers, whatever its status")
@@ -40,7 +41,7 @@ struct SecurityHeadersTests {
 
     static let expectedStatus: [Kind: HTTPResponse.Status] = [
         .page: .ok, .redirect: .seeOther, .rejection: .unauthorized, .missingSession: .unauthorized,
-        .unavailable: .serviceUnavailable, .notFound: .notFound, .health: .ok, .metrics: .ok, .wrongMethod: .notFound,
+        .unavailable: .serviceUnavailable, .notFound: .notFound, .health: .ok, .metrics: .notFound, .wrongMethod: .notFound,
     ]
 
     @Test("no-store, no-referrer, nosniff and a hash-only CSP are set", arguments: Kind.allCases)

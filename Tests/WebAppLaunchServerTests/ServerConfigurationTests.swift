@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 
@@ -67,9 +68,9 @@ struct ServerConfigurationTests {
         #expect(reason.contains("/apps/healthmagazin"))
     }
 
-    @Test("apps under /healthz or /metrics, no apps, bad ports and bad session lifetimes are refused")
+    @Test("apps under /healthz or /console, no apps, bad ports and bad session lifetimes are refused")
     func otherRefusals() throws {
-        let shadow = try WebApp(id: "shadow", title: "Shadow", url: RegisteredURL("http://127.0.0.1:8080/metrics"))
+        let shadow = try WebApp(id: "shadow", title: "Shadow", url: RegisteredURL("http://127.0.0.1:8080/console"))
         var shadowing = Fixtures.configuration()
         shadowing.apps = [ServedApp(shadow)]
         #expect(Self.reason(of: shadowing) != nil)

@@ -32,11 +32,22 @@ public struct DemoUser: Sendable, Hashable, Codable {
     /// - Parameter path: The file.
     /// - Returns: The users; an unreadable file is a configuration error.
     public static func load(contentsOfFile path: String) throws -> [DemoUser] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServerConfigurationError("cannot read the demo users at \(path)")
+        }
+        return try load(json: data)
+    }
+
+    /// Decodes a demo users document (the embedded defaults use this).
+    /// - Parameter json: `{"users": [{id, firstName, lastName, kvnumber, accessToken}]}`.
+    /// - Returns: The users.
+    /// - Throws: ``ServerConfigurationError`` for a malformed document.
+    public static func load(json: Data) throws -> [DemoUser] {
         struct File: Decodable { let users: [DemoUser] }
         do {
-            return try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path))).users
+            return try JSONDecoder().decode(File.self, from: json).users
         } catch {
-            throw ServerConfigurationError("cannot read the demo users at \(path)")
+            throw ServerConfigurationError("the demo users document is malformed")
         }
     }
 }

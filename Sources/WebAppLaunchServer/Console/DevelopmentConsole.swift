@@ -1,9 +1,11 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import Mustache
 import NIOCore
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchNative
 import WebAppRegistry
 
@@ -18,11 +20,20 @@ import WebAppRegistry
 ///
 /// These routes exist only with a development keyring on a loopback address
 /// (``isPermitted(keyring:host:)``); otherwise they are never registered and answer 404.
+/// Even then the console can mint for anyone, so it guards itself like a login form:
+/// - every request must name a loopback host in `Host` (a DNS-rebinding page on another
+///   name is refused), and a POST whose `Origin` is not that same loopback origin is refused;
+/// - every POST must carry the console's CSRF token, a random value made when the console
+///   starts and only readable from the console page itself.
+/// Everything it echoes (a pasted link, a refusal) is escaped per Unicode scalar.
 public struct DevelopmentConsole: Sendable {
     let signer: LaunchSigner
     let registry: Registry
     let users: [DemoUser]
     let clock: @Sendable () -> Date
+    /// The CSRF token of this console's forms: 16 random bytes, hex; `nil` if the random
+    /// source failed, and then every POST is refused.
+    let csrfToken: String?
     private let template: MustacheTemplate
 
     /// Whether a console may exist for these keys on this address: only development keys
@@ -35,35 +46,44 @@ public struct DevelopmentConsole: Sendable {
         keyring.isDevelopment && RegisteredURL.isLoopback(host.lowercased())
     }
 
-    /// Creates the console.
-    /// - Parameters:
-    ///   - keyring: The development keyring.
-    ///   - registry: The apps shown as cards (as served: rebased to the server's port).
-    ///   - users: The demo users.
-    ///   - clock: The issue time of minted launches (the server's clock).
-    public init(keyring: Keyring, registry: Registry, users: [DemoUser], clock: @escaping @Sendable () -> Date = { Date() }) {
-        self.signer = LaunchSigner(keyring: keyring, registry: registry)
-        self.registry = registry
-        self.users = users
-        self.clock = clock
-        do {
-            template = try MustacheTemplate(string: Self.templateText)
-        } catch {
-            fatalError("the built-in console template does not parse: \(error)")
-        }
+    /// Creates the console of a server.
+    /// - Parameter configuration: The server's configuration: its development keyring, the
+    ///   apps as served (rebased to the server's port), the demo users and the clock.
+    public init(configuration: WebAppServerConfiguration) {
+        self.signer = LaunchSigner(keyring: configuration.keyring, registry: configuration.registry)
+        self.registry = configuration.registry
+        self.users = configuration.demoUsers
+        self.clock = configuration.clock
+        self.csrfToken = (try? SecureRandom.bytes(count: 16))?.map { String(format: "%02x", $0) }.joined()
+        template = ScalarEscapingHTML.template(Self.templateText)
+    }
+
+    /// The form fields of `POST /console/launch` and `POST /console/plugin`.
+    struct ConsoleForm: Decodable {
+        var csrf: String?
+        var user: String?
+        var app: String?
+        var link: String?
+    }
+
+    /// What `GET /console/navigation` answers.
+    struct NavigationAnswer: ResponseEncodable {
+        let decision: String
+        let detail: String
     }
 
     /// Adds the console's routes.
     func addRoutes(to router: Router<WebAppRequestContext>) {
         let console = self
-        router.get("/") { _, _ in console.page(refusal: nil) }
-        router.post("/console/launch") { request, context in
+        let routes = router.group().add(middleware: ConsoleRequestGuard<WebAppRequestContext>())
+        routes.get("/") { _, _ in console.page(refusal: nil) }
+        routes.post("/console/launch") { request, context in
             try await console.launch(request, context: context)
         }
-        router.post("/console/plugin") { request, context in
+        routes.post("/console/plugin") { request, context in
             try await console.plugin(request, context: context)
         }
-        router.get("/console/navigation") { request, _ in
+        routes.get("/console/navigation") { request, _ in
             console.navigationDecision(request)
         }
     }
@@ -74,10 +94,11 @@ public struct DevelopmentConsole: Sendable {
         status: HTTPResponse.Status = .ok,
         selectedUser: String? = nil,
         link: String = ""
-    ) -> Response {
+    ) -> HTMLResponse {
         let selected = users.contains { $0.id == selectedUser } ? selectedUser : users.first?.id
         var context: [String: Any] = [
             "style": PageAssets.style,
+            "csrf": csrfToken ?? "",
             "apps": registry.apps.map { app in
                 ["id": app.id, "title": app.title, "summary": app.summary, "url": app.url.description]
             },
@@ -88,86 +109,66 @@ public struct DevelopmentConsole: Sendable {
             "example": PluginLink.link(for: registry.apps[0]),
         ]
         if let refusal { context["refusal"] = ["code": refusal.code, "reason": refusal.reason] }
-        return Response(
-            status: status,
-            headers: [.contentType: "text/html; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: template.render(context)))
-        )
+        return HTMLResponse(template.render(context), status: status)
     }
 
     private func launch(_ request: Request, context: WebAppRequestContext) async throws -> Response {
-        let form = try await Self.form(of: request)
-        guard let user = users.first(where: { $0.id == form["user"] }), let appID = form["app"], registry.app(id: appID) != nil else {
-            return page(refusal: ("invalid_form", "Pick a demo user and a registered web app."), status: .badRequest)
+        guard let form = try await checkedForm(of: request) else {
+            return try page(refusal: ("invalid_form", "The console form expired; reload the console."), status: .forbidden)
+                .response(from: request, context: context)
+        }
+        guard let user = users.first(where: { $0.id == form.user }), let appID = form.app, registry.app(id: appID) != nil else {
+            return try page(refusal: ("invalid_form", "Pick a demo user and a registered web app."), status: .badRequest)
+                .response(from: request, context: context)
         }
         let url = try signer.launchURL(for: appID, user: user.launchUser, now: clock())
         context.logger.info("console.launch", metadata: ["app": "\(appID)"])
-        return Self.redirect(to: url)
+        return .redirect(to: url, type: .normal)
     }
 
     private func plugin(_ request: Request, context: WebAppRequestContext) async throws -> Response {
-        let form = try await Self.form(of: request)
-        guard let user = users.first(where: { $0.id == form["user"] }) else {
-            return page(refusal: ("invalid_form", "Pick a demo user."), status: .badRequest)
+        guard let form = try await checkedForm(of: request) else {
+            return try page(refusal: ("invalid_form", "The console form expired; reload the console."), status: .forbidden)
+                .response(from: request, context: context)
         }
-        let link = form["link"] ?? ""
+        guard let user = users.first(where: { $0.id == form.user }) else {
+            return try page(refusal: ("invalid_form", "Pick a demo user."), status: .badRequest)
+                .response(from: request, context: context)
+        }
+        let link = form.link ?? ""
         do {
             let plugin = try PluginLink(link, in: registry)
             let url = try signer.launchURL(for: plugin.app.id, user: user.launchUser, now: clock())
             context.logger.info("console.plugin_link", metadata: ["app": "\(plugin.app.id)"])
-            return Self.redirect(to: url)
+            return .redirect(to: url, type: .normal)
         } catch let error as PluginLinkError {
             context.logger.notice("console.plugin_link_refused", metadata: ["code": "\(error.code)"])
-            return page(refusal: (error.code.rawValue, error.reason), status: .unprocessableContent, selectedUser: user.id, link: link)
+            return try page(refusal: (error.code.rawValue, error.reason), status: .unprocessableContent, selectedUser: user.id, link: link)
+                .response(from: request, context: context)
         }
     }
 
-    private func navigationDecision(_ request: Request) -> Response {
+    private func navigationDecision(_ request: Request) -> NavigationAnswer {
         let parameters = request.uri.queryParameters
-        let body: String
-        if let appID = parameters["app"].map(String.init), let app = registry.app(id: appID), let url = parameters["url"].map(String.init) {
-            let decision = NavigationPolicy(app: app, allowsLoopbackHTTP: true).decision(for: url)
-            let (name, detail): (String, String) = switch decision {
-            case .allow: ("allow", "loads in the web view")
-            case .routeInApp(let link): ("routeInApp", "the app opens \(link.host)\(link.path) itself")
-            case .openExternally: ("openExternally", "opens outside the web view")
-            case .cancel(let refusal): ("cancel", refusal.code.rawValue)
-            }
-            body = #"{"decision":"\#(name)","detail":"\#(Self.jsonEscaped(detail))"}"#
-        } else {
-            body = #"{"decision":"cancel","detail":"unknown app or missing url"}"#
+        guard let appID = parameters["app"].map(String.init), let app = registry.app(id: appID), let url = parameters["url"].map(String.init) else {
+            return NavigationAnswer(decision: "cancel", detail: "unknown app or missing url")
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        switch NavigationPolicy(app: app, allowsLoopbackHTTP: true).decision(for: url) {
+        case .allow: return NavigationAnswer(decision: "allow", detail: "loads in the web view")
+        case .routeInApp(let link): return NavigationAnswer(decision: "routeInApp", detail: "the app opens \(link.host)\(link.path) itself")
+        case .openExternally: return NavigationAnswer(decision: "openExternally", detail: "opens outside the web view")
+        case .cancel(let refusal): return NavigationAnswer(decision: "cancel", detail: refusal.code.rawValue)
+        }
     }
 
-    private static func redirect(to url: String) -> Response {
-        var response = Response(status: .seeOther)
-        response.headers[.location] = url
-        return response
-    }
-
-    private static func form(of request: Request) async throws -> [String: String] {
+    /// The decoded form, or `nil` when its CSRF token is missing or wrong (compared in constant time).
+    private func checkedForm(of request: Request) async throws -> ConsoleForm? {
         let buffer = try await request.body.collect(upTo: 16 * 1024)
-        var fields: [String: String] = [:]
-        for pair in String(buffer: buffer).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-            }
-            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return fields
-    }
-
-    private static func jsonEscaped(_ text: String) -> String {
-        text.unicodeScalars.map { scalar -> String in
-            switch scalar {
-            case "\"": "\\\""
-            case "\\": "\\\\"
-            case "<": "\\u003c"
-            default: scalar.value < 0x20 ? String(format: "\\u%04x", scalar.value) : String(scalar)
-            }
-        }.joined()
+        guard let form = try? URLEncodedFormDecoder().decode(ConsoleForm.self, from: String(buffer: buffer)),
+              let token = form.csrf, let expected = csrfToken,
+              ConstantTime.equals(Array(token.utf8), Array(expected.utf8))
+        else { return nil }
+        return form
     }
 
     private static let templateText = """
@@ -185,6 +186,7 @@ public struct DevelopmentConsole: Sendable {
     <p class="muted">Development only: plays the native app. It mints launches on the server with the development keys and opens them, as the app's WebApp plugin does.</p>
     {{#refusal}}<section class="card" id="refusal"><h2>Refused</h2><p><code id="refusal-code">{{code}}</code> {{reason}}</p></section>{{/refusal}}
     <form method="post" action="/console/launch" id="launch-form">
+    <input type="hidden" name="csrf" value="{{csrf}}">
     <section class="card">
     <h2>1. Who is the user?</h2>
     {{#users}}<p><label><input type="radio" name="user" value="{{id}}" id="user-{{id}}"{{#checked}} checked{{/checked}}> {{name}} <span class="muted">({{kvnr}})</span></label></p>{{/users}}

@@ -1,5 +1,4 @@
-import Foundation
-import WebAppLaunch
+import WebAppLaunchMiddleware
 
 /// The page's static parts: its inline script and style, and the Content-Security-Policy
 /// that allows exactly those two by hash.
@@ -91,32 +90,16 @@ public enum PageAssets {
     #bridge-fallback { background: #fff7d6; color: #332; border-radius: .5rem; padding: .5rem 1rem; }
     """#
 
-    /// CSP source expression for a script or style: `'sha256-<standard base64>'`.
-    static func hashSource(_ text: String) -> String {
-        let digest = (try? SHA256.hash(Array(text.utf8))) ?? []
-        return "'sha256-\(Data(digest).base64EncodedString())'"
-    }
-
     /// The Content-Security-Policy of every response: nothing but the page's own script and
-    /// style, no plugins, no framing, forms only to this origin.
+    /// style (and the rejection page's style), no plugins, no framing, forms only to this origin.
     public static let contentSecurityPolicy: String = [
         "default-src 'none'",
-        "script-src \(hashSource(script))",
-        "style-src \(hashSource(style))",
+        "script-src \(CSPHash.source(for: script))",
+        "style-src \(CSPHash.source(for: style)) \(RejectionPage.styleHashSource)",
         "img-src 'self' data:",
         "connect-src 'self'",
         "base-uri 'none'",
         "form-action 'self'",
         "frame-ancestors 'none'",
     ].joined(separator: "; ")
-
-    /// The rejection page. All three values come from fixed server strings, never from input.
-    static func rejectionPage(title: String, reason: String, hint: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <link rel="icon" href="data:,"><title>\(title)</title><style>\(style)</style></head>
-        <body><h1>\(title)</h1><p class="muted">Reason: <code id="reason">\(reason)</code></p><p>\(hint)</p></body></html>
-        """
-    }
 }

@@ -1,22 +1,21 @@
 import Mustache
+import WebAppLaunchMiddleware
 import WebAppRegistry
 
-/// Renders the web app's page for a launch session with swift-mustache, whose `{{value}}`
-/// escapes HTML by default: names such as `</script><script>alert(1)</script>` render as
+/// Renders the web app's page for a launch session with swift-mustache, every `{{value}}`
+/// escaped per Unicode scalar (``ScalarEscapingHTML``): names such as
+/// `</script><script>alert(1)</script>`, or a `<` hidden in a grapheme cluster, render as
 /// text. No user value is ever placed inside the script or style.
 public struct PageRenderer: Sendable {
     private let template: MustacheTemplate
-
-    /// The deep link the page's JavaScript-handler button posts, from the plugin contract.
-    public static let articleDeepLink = "navidapro://healthmagazin/details?article_id=606"
+    /// The deep link the page's JavaScript-handler button posts (the plugin contract's example).
+    public let articleDeepLink: String
 
     /// Parses the built-in template.
-    public init() {
-        do {
-            template = try MustacheTemplate(string: Self.templateText)
-        } catch {
-            fatalError("the built-in page template does not parse: \(error)")
-        }
+    /// - Parameter articleDeepLink: The deep link the page's button posts and links to.
+    public init(articleDeepLink: String = DevelopmentDefaults.articleDeepLink) {
+        template = ScalarEscapingHTML.template(Self.templateText)
+        self.articleDeepLink = articleDeepLink
     }
 
     /// Renders the page.
@@ -32,8 +31,8 @@ public struct PageRenderer: Sendable {
             "lastName": session.lastName,
             "maskedKVNR": session.maskedKVNR,
             "greetingText": "Hello from \(app.title)",
-            "articleDeepLink": Self.articleDeepLink,
-            "overviewDeepLink": Self.ownDeepLink(for: app),
+            "articleDeepLink": articleDeepLink,
+            "overviewDeepLink": ownDeepLink(for: app),
             "script": PageAssets.script,
             "style": PageAssets.style,
         ]
@@ -43,7 +42,7 @@ public struct PageRenderer: Sendable {
     /// A deep link inside the app's own allowlist (first host, first path prefix, first query
     /// key), so every sample page has one link the app routes; the article link above is the
     /// plugin contract's fixed example and is refused by apps that do not allow it.
-    static func ownDeepLink(for app: WebApp) -> String {
+    func ownDeepLink(for app: WebApp) -> String {
         guard let allowlist = app.deepLinks, let host = allowlist.hosts.first else { return articleDeepLink }
         var link = "\(allowlist.scheme)://\(host)\(allowlist.pathPrefixes.first ?? "/")"
         if let key = allowlist.queryKeys.first { link += "?\(key)=1" }

@@ -1,3 +1,6 @@
+import Foundation
+import WebAppLaunchMiddleware
+
 /// Which replay store the server uses, as named on the command line
 /// (`memory`, `sqlite:PATH`, `postgres://…`).
 public enum ReplayStoreConfiguration: Sendable, Hashable, CustomStringConvertible {
@@ -29,5 +32,29 @@ public enum ReplayStoreConfiguration: Sendable, Hashable, CustomStringConvertibl
         case .sqlite(let path): "sqlite:\(path)"
         case .postgres: "postgres (connection details redacted)"
         }
+    }
+
+    /// The store `webapp-launch serve` uses when none is named: a SQLite file, so a used launch
+    /// stays used across restarts (an in-memory store forgets, and a launch used before a
+    /// restart could be used again after it). The file lives in `$XDG_STATE_HOME/webapp-launch`
+    /// (default `~/.local/state/webapp-launch`), a directory created with mode 0700.
+    /// - Returns: `.sqlite` at that path.
+    /// - Throws: ``ServerConfigurationError`` when the directory cannot be created.
+    public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReplayStoreConfiguration {
+        let base: String
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            base = state
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            base = home + "/.local/state"
+        } else {
+            throw ServerConfigurationError("no state directory for the replay store (set HOME or XDG_STATE_HOME, or pass --replay)")
+        }
+        let directory = base + "/webapp-launch"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ServerConfigurationError("cannot create the state directory \(directory) for the replay store")
+        }
+        return .sqlite(path: directory + "/replay.sqlite")
     }
 }

@@ -2,25 +2,34 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppLaunchPostgres
+import WebAppLaunchSQLite
 import WebAppRegistry
 
-/// The web app that verifies launches and serves the page: the web-app side of the handshake.
+/// The sample web app that verifies launches and serves the page: the web-app side of the
+/// handshake, built from ``LaunchVerificationMiddleware`` as any Hummingbird app would be.
 ///
-/// Routes: each served app's path (GET and POST, behind ``LaunchVerificationMiddleware``),
-/// `/healthz`, `/metrics` (Prometheus text) and, for development keys on loopback only, the
-/// launcher console at `/` (``DevelopmentConsole``). Every response carries the security
-/// headers of ``SecurityHeadersMiddleware``.
+/// Routes on the public listener: each served app's path (GET and POST, behind the
+/// middleware), `/healthz` and, for development keys on loopback only, the launcher console
+/// at `/` (``DevelopmentConsole``). Every response carries the security headers of
+/// ``SecurityHeadersMiddleware``. Metrics are served on a listener of their own
+/// (``WebAppServerConfiguration/metrics``), never on the public one.
 public struct WebAppServer: Sendable {
     /// The checked configuration.
     public let configuration: WebAppServerConfiguration
     /// The replay store launches are claimed in.
     public let replayStore: any ReplayStore
     /// The server's metrics.
-    public let metrics: LaunchMetrics
+    public let metrics: ServerMetrics
     /// The server's logger; it never receives tokens, names, KVNRs, MACs, cookies or keys.
     public let logger: Logger
-    private let renderer = PageRenderer()
+    /// Services the replay store needs running (the PostgreSQL pool and sweeper; the SQLite
+    /// file's closing on shutdown).
+    let storeServices: [any Service]
+    private let renderer: PageRenderer
 
     /// Checks the configuration and opens the replay store.
     /// - Parameters:
@@ -31,49 +40,58 @@ public struct WebAppServer: Sendable {
     ///   store cannot be opened.
     public static func make(configuration: WebAppServerConfiguration, logger: Logger = Logger(label: "webapp-launch")) async throws -> WebAppServer {
         try configuration.validate()
-        let store: any ReplayStore
+        let metrics = ServerMetrics()
         switch configuration.replayStore {
         case .memory(let capacity):
-            store = InMemoryReplayStore(capacity: capacity)
+            let store = InMemoryReplayStore(capacity: capacity, metricsFactory: metrics.factory)
+            return WebAppServer(configuration: configuration, replayStore: store, metrics: metrics, logger: logger)
         case .sqlite(let path):
-            store = try await SQLiteReplayStore.open(path: path)
+            let store = try await SQLiteReplayStore.open(path: path, metricsFactory: metrics.factory)
+            return WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
         case .postgres(let url):
-            store = try await PostgresReplayStore.connect(url: url, logger: logger)
+            let store = try PostgresReplayStore(
+                configuration: .init(url: url),
+                logger: logger,
+                clock: configuration.clock,
+                metricsFactory: metrics.factory
+            )
+            return WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
         }
-        return WebAppServer(configuration: configuration, replayStore: store, logger: logger)
     }
 
     /// Creates a server around an existing replay store (tests, embedding apps).
     /// - Parameters:
     ///   - configuration: The settings (validated by the caller).
     ///   - replayStore: The store.
+    ///   - services: Services the store needs running (a ``PostgresReplayStore`` is one).
+    ///   - metrics: Where the middleware and store report.
     ///   - logger: Where the server logs.
-    public init(configuration: WebAppServerConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch")) {
+    public init(
+        configuration: WebAppServerConfiguration,
+        replayStore: any ReplayStore,
+        services: [any Service] = [],
+        metrics: ServerMetrics = ServerMetrics(),
+        logger: Logger = Logger(label: "webapp-launch")
+    ) {
         self.configuration = configuration
         self.replayStore = replayStore
-        self.metrics = LaunchMetrics()
+        self.storeServices = services
+        self.metrics = metrics
         self.logger = logger
+        self.renderer = PageRenderer(articleDeepLink: configuration.articleDeepLink)
     }
 
-    /// Builds the router with every route and middleware.
+    /// Builds the public router with every route and middleware.
     /// - Returns: The router.
     public func makeRouter() -> Router<WebAppRequestContext> {
         let router = Router(context: WebAppRequestContext.self)
-        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(
+            contentSecurityPolicy: PageAssets.contentSecurityPolicy,
+            strictTransportSecurity: configuration.servesHTTPS
+        ))
         router.get("/healthz") { _, _ in "ok\n" }
-        let store = replayStore
-        let metrics = metrics
-        router.get("/metrics") { _, _ -> Response in
-            if let size = try? await store.count() { metrics.recordReplayStoreSize(size) }
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition()))
-            )
-        }
         if configuration.servesDevelopmentConsole {
-            DevelopmentConsole(keyring: configuration.keyring, registry: configuration.registry, users: configuration.demoUsers, clock: configuration.clock)
-                .addRoutes(to: router)
+            DevelopmentConsole(configuration: configuration).addRoutes(to: router)
         }
         let sealer = SessionSealer(keyring: configuration.keyring)
         for served in configuration.apps {
@@ -89,17 +107,12 @@ public struct WebAppServer: Sendable {
                 sessionSealer: sealer,
                 sessionLifetime: configuration.sessionLifetime,
                 clock: configuration.clock,
-                metrics: metrics
+                metrics: metrics.launches
             )
             let renderer = renderer
             let app = served.app
-            let page: @Sendable (Request, WebAppRequestContext) async throws -> Response = { _, context in
-                let session = try context.requireLaunchSession()
-                return Response(
-                    status: .ok,
-                    headers: [.contentType: "text/html; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(string: renderer.render(session: session, app: app)))
-                )
+            let page: @Sendable (Request, WebAppRequestContext) async throws -> HTMLResponse = { _, context in
+                HTMLResponse(renderer.render(session: try context.requireLaunchSession(), app: app))
             }
             let group = router.group(RouterPath(served.publicURL.path)).add(middleware: middleware)
             group.get(use: page)
@@ -108,21 +121,66 @@ public struct WebAppServer: Sendable {
         return router
     }
 
-    /// Builds the Hummingbird application bound to the configured host and port.
-    /// - Parameter onServerRunning: Called with the bound channel once the server listens
-    ///   (its `localAddress` tells the port when port 0 was asked for).
+    /// Builds the metrics router: `GET /metrics` in Prometheus text, for the metrics listener only.
+    /// - Returns: The router.
+    public func makeMetricsRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: SecurityHeadersMiddleware())
+        let metrics = metrics
+        router.get("/metrics") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition()))
+            )
+        }
+        return router
+    }
+
+    /// Builds the Hummingbird application bound to the configured host and port, with the
+    /// metrics listener and the replay store's services in its service group.
+    /// - Parameters:
+    ///   - onServerRunning: Called with the bound channel once the server listens
+    ///     (its `localAddress` tells the port when port 0 was asked for).
+    ///   - onMetricsServerRunning: The same for the metrics listener.
     /// - Returns: The application; run it with `runService()` for SIGTERM handling.
     public func makeApplication(
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+        onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let (seconds, attoseconds) = configuration.idleTimeout.components
-        let idleTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let idleTimeout = Self.timeAmount(configuration.idleTimeout)
+        var services: [any Service] = storeServices
+        if let listener = configuration.metrics {
+            services.append(Application(
+                router: makeMetricsRouter(),
+                server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+                configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
+                onServerRunning: onMetricsServerRunning,
+                logger: logger
+            ))
+        }
+        var onRunning = onServerRunning
+        if configuration.keyring.isDevelopment {
+            let bindGuard = BoundAddressGuard()
+            services.append(bindGuard)
+            onRunning = { channel in
+                bindGuard.serverBound(channel.localAddress)
+                await onServerRunning(channel)
+            }
+        }
         return Application(
             router: makeRouter(),
             server: .http1(configuration: .init(idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: onServerRunning,
+            services: services,
+            onServerRunning: onRunning,
             logger: logger
         )
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return .nanoseconds(overflow ? .max : nanoseconds + attoseconds / 1_000_000_000)
     }
 }

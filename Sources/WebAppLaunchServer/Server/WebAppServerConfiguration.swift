@@ -1,5 +1,6 @@
 import Foundation
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppRegistry
 
 /// Everything the web-app server needs, checked before it starts.
@@ -29,6 +30,12 @@ public struct WebAppServerConfiguration: Sendable {
     /// Demo users for the launcher console at `/`. The console exists only when this is not
     /// empty, the keyring is a development keyring and the host is loopback.
     public var demoUsers: [DemoUser]
+    /// Where `GET /metrics` is served: a listener of its own, never the app's public one, so
+    /// the rejection counters are no oracle for the public and a scrape costs the app nothing.
+    /// `nil` serves no metrics. Loopback unless an operator names another address.
+    public var metrics: MetricsListener?
+    /// The deep link the sample page's button posts (``DevelopmentDefaults/articleDeepLink``).
+    public var articleDeepLink: String
 
     /// Creates a configuration with the defaults.
     /// - Parameters:
@@ -47,6 +54,8 @@ public struct WebAppServerConfiguration: Sendable {
         self.clock = { Date() }
         self.demoUsers = []
         self.idleTimeout = .seconds(30)
+        self.metrics = nil
+        self.articleDeepLink = DevelopmentDefaults.articleDeepLink
     }
 
     /// Whether the launcher console is served (see ``DevelopmentConsole``).
@@ -54,9 +63,15 @@ public struct WebAppServerConfiguration: Sendable {
         !demoUsers.isEmpty && DevelopmentConsole.isPermitted(keyring: keyring, host: host)
     }
 
-    /// Whether the bind address is loopback only.
+    /// Whether the bind address names loopback. The server also checks the address it
+    /// actually bound (``BoundAddressGuard``), since a name can resolve anywhere.
     public var bindsLoopbackOnly: Bool {
         RegisteredURL.isLoopback(host.lowercased())
+    }
+
+    /// Whether any app is served over https (then every response carries HSTS).
+    public var servesHTTPS: Bool {
+        apps.contains { $0.publicURL.scheme == "https" }
     }
 
     /// Checks the settings, refusing anything unsafe with one clear sentence.
@@ -79,13 +94,19 @@ public struct WebAppServerConfiguration: Sendable {
                 throw ServerConfigurationError("refusing development keys for the non-loopback public URL \(served.publicURL)")
             }
         }
+        if let metrics {
+            guard (0...65535).contains(metrics.port) else { throw ServerConfigurationError("the metrics port must be 0 to 65535") }
+            if metrics.port != 0 && metrics.port == port && metrics.host == host {
+                throw ServerConfigurationError("metrics need a listener of their own, not the app's address")
+            }
+        }
         var paths = Set<String>()
         for served in apps {
             guard paths.insert(served.publicURL.path).inserted else {
                 throw ServerConfigurationError("two apps share the path \(served.publicURL.path)")
             }
-            guard ["/healthz", "/metrics", "/console"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
-                throw ServerConfigurationError("an app cannot be served under /healthz, /metrics or /console")
+            guard ["/healthz", "/console"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
+                throw ServerConfigurationError("an app cannot be served under /healthz or /console")
             }
             if servesDevelopmentConsole && served.publicURL.path == "/" {
                 throw ServerConfigurationError("the launcher console uses `/`; serve the app under a path")

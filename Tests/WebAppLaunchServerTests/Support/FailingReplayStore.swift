@@ -1,5 +1,6 @@
 import Synchronization
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 /// A fault injector: a replay store that cannot answer, as a database that is down.
@@ -11,10 +12,6 @@ final class FailingReplayStore: ReplayStore {
 
     func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) async throws -> Bool {
         attempts.withLock { $0 += 1 }
-        throw ReplayStoreError(.unavailable, "the test store is down")
-    }
-
-    func count() async throws -> Int {
         throw ReplayStoreError(.unavailable, "the test store is down")
     }
 }

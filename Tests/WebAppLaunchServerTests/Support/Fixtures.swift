@@ -1,5 +1,6 @@
 import Foundation
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 
@@ -45,6 +46,20 @@ extension TestClientProtocol {
         var headers = requestHeaders(cookie: cookie, json: json)
         headers[.contentType] = "application/x-www-form-urlencoded"
         return try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: form))
+    }
+
+    /// Posts a console form the way the console page does: with the CSRF token the page carries.
+    func postConsoleForm(_ uri: String, form: String) async throws -> TestResponse {
+        let token = try await consoleCSRFToken()
+        return try await postForm(uri, form: "csrf=\(token)" + (form.isEmpty ? "" : "&" + form))
+    }
+
+    /// The CSRF token in the console page's form.
+    func consoleCSRFToken() async throws -> String {
+        let page = String(buffer: try await get("/").body)
+        let marker = #"name="csrf" value=""#
+        let start = try #require(page.range(of: marker)).upperBound
+        return String(page[start...].prefix { $0 != "\"" })
     }
 
     /// Launches and returns the session cookie's value, requiring the 303.

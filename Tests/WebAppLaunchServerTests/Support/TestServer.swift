@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 
 /// A ``WebAppServer`` built the way production builds it, with a hand-moved clock and a
@@ -13,7 +14,7 @@ struct TestServer: Sendable {
     /// - Throws: When the configuration does not validate: fixtures must be legal configurations.
     init(
         configuration: WebAppServerConfiguration = Fixtures.configuration(),
-        replayStore: any ReplayStore = InMemoryReplayStore(capacity: 4096),
+        replayStore: (any ReplayStore)? = nil,
         clock: TestClock = TestClock(),
         logs: LogCapture = LogCapture()
     ) throws {
@@ -22,7 +23,13 @@ struct TestServer: Sendable {
         try configuration.validate()
         self.clock = clock
         self.logs = logs
-        server = WebAppServer(configuration: configuration, replayStore: replayStore, logger: logs.makeLogger())
+        let metrics = ServerMetrics()
+        server = WebAppServer(
+            configuration: configuration,
+            replayStore: replayStore ?? InMemoryReplayStore(capacity: 4096, metricsFactory: metrics.factory),
+            metrics: metrics,
+            logger: logs.makeLogger()
+        )
     }
 
     /// Runs `body` against the server's application: through the router, or over a real socket.

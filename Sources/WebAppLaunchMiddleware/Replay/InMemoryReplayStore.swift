@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 import WebAppLaunch
 
@@ -7,8 +8,12 @@ import WebAppLaunch
 /// contend; one atomic counter bounds the total. Each shard sweeps expired ids at most every
 /// few seconds. When the store holds `capacity` ids that have not expired, claims throw
 /// ``ReplayStoreError/Code/full`` (503) rather than forget a live id: forgetting would let
-/// that launch be replayed. One process only; use
-/// ``PostgresReplayStore`` when several instances serve the same app.
+/// that launch be replayed. One process only, and forgotten on restart: a launch used before a
+/// restart could be used again after it, so `webapp-launch serve` defaults to the SQLite store
+/// and servers with several instances use the PostgreSQL store.
+///
+/// The number of ids held is reported as the gauge `webapp_launch_replay_store_size` whenever
+/// a shard sweeps, so a metrics scrape costs the store nothing.
 public final class InMemoryReplayStore: ReplayStore {
     /// The default bound: one million live launches (about 50 MB).
     public static let defaultCapacity = 1_000_000
@@ -28,13 +33,17 @@ public final class InMemoryReplayStore: ReplayStore {
     /// Ids held across all shards. Invariant: equals the sum of the shards' counts whenever
     /// no claim or sweep is in progress; a claim reserves its slot here before inserting.
     private let total = Atomic<Int>(0)
+    private let size: Gauge
 
     /// Creates a store.
-    /// - Parameter capacity: The most live ids held at once (split evenly across shards).
-    public init(capacity: Int = InMemoryReplayStore.defaultCapacity) {
+    /// - Parameters:
+    ///   - capacity: The most live ids held at once (split evenly across shards).
+    ///   - metricsFactory: Where the size gauge is reported; the global metrics system by default.
+    public init(capacity: Int = InMemoryReplayStore.defaultCapacity, metricsFactory: (any MetricsFactory)? = nil) {
         precondition(capacity >= Self.shardCount, "the capacity must be at least \(Self.shardCount)")
         shards = (0..<Self.shardCount).map { _ in Shard() }
         self.capacity = capacity
+        size = Gauge(label: ReplayStoreMetrics.sizeLabel, factory: metricsFactory ?? MetricsSystem.factory)
     }
 
     public func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) throws -> Bool {
@@ -67,10 +76,14 @@ public final class InMemoryReplayStore: ReplayStore {
     private func sweep(_ state: inout Shard.State, now: UInt64) {
         let before = state.deadlines.count
         state.deadlines = state.deadlines.filter { $0.value > now }
-        state.nextSweep = now + Self.sweepInterval
-        total.subtract(before - state.deadlines.count, ordering: .relaxed)
+        let (next, overflow) = now.addingReportingOverflow(Self.sweepInterval)
+        state.nextSweep = overflow ? .max : next
+        let remaining = total.subtract(before - state.deadlines.count, ordering: .relaxed).newValue
+        size.record(remaining)
     }
 
+    /// How many ids the store holds now, expired ones not yet swept included.
+    /// - Returns: The count, taken shard by shard.
     public func count() -> Int {
         shards.reduce(0) { total, shard in total + shard.state.withLock { $0.deadlines.count } }
     }

@@ -7,21 +7,26 @@ import Darwin
 #endif
 
 /// How a finished program ended and what it wrote.
-struct SubprocessResult: Sendable, CustomStringConvertible {
+public struct SubprocessResult: Sendable, CustomStringConvertible {
     /// The exit status, or 128 + the signal number when a signal ended it.
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
+    public let status: Int32
+    /// Everything written to standard output.
+    public let standardOutput: String
+    /// Everything written to standard error.
+    public let standardError: String
 
     /// Standard error split into non-empty lines.
-    var errorLines: [Substring] { standardError.split(separator: "\n") }
+    public var errorLines: [Substring] { standardError.split(separator: "\n") }
 
-    var description: String { "exit \(status)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)" }
+    public var description: String { "exit \(status)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)" }
 }
 
-struct SubprocessError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct SubprocessError: Error, CustomStringConvertible {
+    /// What failed.
+    public let message: String
+    /// Creates an error.
+    public init(message: String) { self.message = message }
+    public var description: String { message }
 }
 
 /// Runs a program to completion with `posix_spawn` and `waitpid`, feeding `input` to its
@@ -29,10 +34,12 @@ struct SubprocessError: Error, CustomStringConvertible {
 ///
 /// Foundation's `Process.waitUntilExit` can hang on Linux, so the tests do not use it. The
 /// wait is bounded: a program still running after `timeout` is killed and an error thrown.
-func runSubprocess(
+/// `environment` is added to the test process's own.
+public func runSubprocess(
     _ path: String,
     _ arguments: [String],
     input: String? = nil,
+    environment: [String: String] = [:],
     timeout: Duration = .seconds(20)
 ) throws -> SubprocessResult {
     let stdinPipe = try makePipe()
@@ -47,7 +54,7 @@ func runSubprocess(
     for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write] {
         posix_spawn_file_actions_addclose(&actions, fd)
     }
-    let spawned = spawn(path, arguments, actions: &actions)
+    let spawned = spawn(path, arguments, environment: environment, actions: &actions)
     close(stdinPipe.read)
     close(stdoutPipe.write)
     close(stderrPipe.write)
@@ -108,16 +115,17 @@ func runSubprocess(
 
 /// A program left running in the background (a server): its standard output is read line by
 /// line on demand, its standard error goes to a file. It is killed when dropped unreaped.
-final class BackgroundSubprocess {
-    let pid: pid_t
+public final class BackgroundSubprocess {
+    /// The process id.
+    public let pid: pid_t
     /// Where the program's standard error (its log) is written.
-    let standardErrorPath: String
+    public let standardErrorPath: String
     private var standardOutput: Int32
     private var buffered = Data()
     private var reaped = false
 
-    /// Starts `path` with `arguments`.
-    init(_ path: String, _ arguments: [String], standardErrorPath: String) throws {
+    /// Starts `path` with `arguments`; `environment` is added to the test process's own.
+    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:], standardErrorPath: String) throws {
         let stdoutPipe = try makePipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -127,7 +135,7 @@ final class BackgroundSubprocess {
         posix_spawn_file_actions_addopen(&actions, 2, standardErrorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addclose(&actions, stdoutPipe.read)
         posix_spawn_file_actions_addclose(&actions, stdoutPipe.write)
-        let spawned = spawn(path, arguments, actions: &actions)
+        let spawned = spawn(path, arguments, environment: environment, actions: &actions)
         close(stdoutPipe.write)
         switch spawned {
         case .success(let pid):
@@ -149,11 +157,11 @@ final class BackgroundSubprocess {
     }
 
     /// The program's log so far, for failure messages.
-    var standardError: String { (try? String(contentsOfFile: standardErrorPath, encoding: .utf8)) ?? "" }
+    public var standardError: String { (try? String(contentsOfFile: standardErrorPath, encoding: .utf8)) ?? "" }
 
     /// Reads standard output until a line satisfies `matches`, and returns that line.
     /// - Throws: When the output ends, or `timeout` passes, first.
-    func firstLine(within timeout: Duration, where matches: (Substring) -> Bool) throws -> String {
+    public func firstLine(within timeout: Duration, where matches: (Substring) -> Bool) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             while let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -180,7 +188,7 @@ final class BackgroundSubprocess {
     /// Sends `signal` and waits for the program to exit.
     /// - Returns: The exit status (128 + signal number when a signal ended it).
     /// - Throws: When it is still running after `timeout` (it is then killed).
-    func stop(with signal: Int32 = SIGTERM, within timeout: Duration) throws -> Int32 {
+    public func stop(with signal: Int32 = SIGTERM, within timeout: Duration) throws -> Int32 {
         kill(pid, signal)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -216,10 +224,12 @@ private func makePipe() throws -> (read: Int32, write: Int32) {
 private func spawn(
     _ path: String,
     _ arguments: [String],
+    environment: [String: String],
     actions: inout posix_spawn_file_actions_t
 ) -> Result<pid_t, SubprocessError> {
+    let merged = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
         argv.forEach { free($0) }
         envp.forEach { free($0) }
@@ -264,4 +274,12 @@ private func milliseconds(until deadline: ContinuousClock.Instant) -> Int32? {
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the Glibc module does
 /// not import: closes every descriptor from `lowest` up in the child.
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
-func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32
+private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32
+
+/// Runs blocking work on its own thread, so it never occupies one of the (two, on this
+/// machine) threads of Swift's cooperative pool that in-process servers under test need.
+public func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}

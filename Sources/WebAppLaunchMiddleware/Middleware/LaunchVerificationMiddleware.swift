@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import WebAppLaunch
+import WebAppRegistry
+
+/// Verifies launches in front of a web app's page and turns them into a session.
+///
+/// - A request carrying `launch` (GET query, or a form POST to the app's own path) is
+///   verified, its nonce claimed in the replay store, and answered with 303 See Other to the
+///   clean URL plus a sealed session cookie, so the token leaves the address bar and a reload
+///   works.
+/// - A request with a valid session cookie gets ``LaunchRequestContext/launchSession`` set and
+///   goes on to the handler, its body intact (a form the middleware read is still readable).
+/// - Anything else is answered 401 with a generic reason (`invalid`, `expired`,
+///   `already_used`); the precise code goes to the log. A store that cannot answer gives 503.
+///
+/// ```swift
+/// router.group("apps/healthmagazin")
+///     .add(middleware: LaunchVerificationMiddleware(verifier: verifier, replayStore: store, sessionSealer: sealer))
+///     .get { _, context in try context.requireLaunchSession().firstName }
+/// ```
+public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
+    /// The name of the session cookie.
+    public static var cookieName: String { "webapp_launch_session" }
+    /// The largest form body read when looking for a `launch` field (form POSTs to the app's
+    /// own path only; other requests' bodies are not touched).
+    public static var maximumFormBytes: Int { 32 * 1024 }
+
+    let verifier: LaunchVerifier
+    let replayStore: any ReplayStore
+    let cookies: SessionCookieCodec
+    let sessionLifetime: UInt64
+    let clock: @Sendable () -> Date
+    let metrics: LaunchMetrics?
+    /// The verifier's audiences with their paths, to route the 303 and scope the cookie to the
+    /// audience the launch matched.
+    let audiences: [RegisteredURL]
+
+    /// Creates the middleware for one app.
+    /// - Parameters:
+    ///   - verifier: The verifier of the app behind this middleware (its audiences and app id).
+    ///   - replayStore: Where nonces are claimed.
+    ///   - sessionSealer: Seals the session cookie.
+    ///   - sessionLifetime: Seconds a session lasts; default 30 minutes.
+    ///   - clock: The current time (injectable in tests).
+    ///   - metrics: Counters and latency, or `nil`.
+    public init(
+        verifier: LaunchVerifier,
+        replayStore: any ReplayStore,
+        sessionSealer: SessionSealer,
+        sessionLifetime: UInt64 = 1800,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        metrics: LaunchMetrics? = nil
+    ) {
+        self.verifier = verifier
+        self.replayStore = replayStore
+        self.cookies = SessionCookieCodec(sealer: sessionSealer)
+        self.sessionLifetime = sessionLifetime
+        self.clock = clock
+        self.metrics = metrics
+        self.audiences = verifier.audiences
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        let query: Substring? = request.uri.query.map { $0[...] }
+        var form: Substring?
+        if isFormPostToAppPath(request) {
+            // collectBody keeps the bytes on the request, so the handler can still read its form.
+            let buffer = try await request.collectBody(upTo: Self.maximumFormBytes)
+            form = Substring(String(buffer: buffer))
+        }
+        if Self.carriesLaunch(query) || Self.carriesLaunch(form) {
+            return try await exchange(query: query, form: form, request: request, context: context)
+        }
+        if let session = liveSession(of: request) {
+            var context = context
+            context.launchSession = session
+            return try await next(request, context)
+        }
+        context.logger.info("launch.rejected", metadata: ["app": "\(verifier.appID)", "code": "no_session"])
+        metrics?.rejected(app: verifier.appID, code: "no_session")
+        return try RejectionResponse(.invalid, status: .unauthorized).response(from: request, context: context)
+    }
+
+    private func exchange(query: Substring?, form: Substring?, request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        let launch: VerifiedLaunch
+        do {
+            launch = try verifier.verify(query: query, form: form, now: clock())
+        } catch {
+            return try reject(error, request: request, context: context)
+        }
+        // The verifier matched the audience byte for byte, so one of ours is it.
+        let audience = audiences.first { $0.description == launch.header.audience } ?? audiences[0]
+        if let existing = liveSession(of: request), existing.kvnumber != launch.claims.kvnr.value, Self.isCrossSite(request, audience: audience) {
+            // Login CSRF: another site must not swap the user's live session for someone else's.
+            return try reject(code: SessionConflict.code, reason: .invalid, request: request, context: context, launch: launch)
+        }
+        let claimed: Bool
+        do {
+            claimed = try await replayStore.claim(
+                launch.replayID,
+                until: ReplayRetention.deadline(expiresAt: launch.header.expiresAt),
+                now: UnixSeconds.of(clock())
+            )
+        } catch {
+            context.logger.error("launch.replay_store_unavailable", metadata: [
+                "app": "\(verifier.appID)", "code": "\(LaunchError.Code.replayStoreUnavailable)",
+                "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
+                "store_error": "\((error as? ReplayStoreError)?.code.rawValue ?? String(describing: type(of: error)))",
+            ])
+            metrics?.rejected(app: verifier.appID, code: LaunchError.Code.replayStoreUnavailable.rawValue)
+            return try RejectionResponse(.invalid, status: .serviceUnavailable).response(from: request, context: context)
+        }
+        guard claimed else {
+            return try reject(LaunchError(.alreadyUsed, "the launch was used before"), request: request, context: context, launch: launch)
+        }
+        // A claim can wait on its store; the launch must still be valid when it is granted.
+        let nowSeconds = UnixSeconds.of(clock())
+        let (validUntil, overflow) = launch.header.expiresAt.addingReportingOverflow(verifier.policy.clockSkew)
+        guard overflow || nowSeconds < validUntil else {
+            return try reject(LaunchError(.expired, "the token expired while its claim waited"), request: request, context: context, launch: launch)
+        }
+        let (expiresAt, expiryOverflow) = nowSeconds.addingReportingOverflow(sessionLifetime)
+        var session = LaunchSession(launch: launch, expiresAt: expiryOverflow ? .max : expiresAt)
+        var value = try cookies.seal(session)
+        if value.utf8.count > SessionCookieCodec.maximumCookieBytes {
+            session = LaunchSession(launch: launch, expiresAt: session.expiresAt, includeAccessToken: false)
+            value = try cookies.seal(session)
+        }
+        context.logger.info("launch.accepted", metadata: [
+            "app": "\(verifier.appID)", "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
+            "mode": "\(launch.header.mode)",
+        ])
+        metrics?.accepted(app: verifier.appID, duration: ContinuousClock.now - started)
+        var response = Response(status: .seeOther)
+        response.headers[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
+        response.setCookie(Cookie(
+            name: Self.cookieName,
+            value: value,
+            maxAge: Int(clamping: sessionLifetime),
+            path: audience.path,
+            secure: audience.scheme == "https",
+            httpOnly: true,
+            sameSite: .lax
+        ))
+        return response
+    }
+
+    /// The session this request's cookie carries, if it opens, is for this app and is live.
+    private func liveSession(of request: Request) -> LaunchSession? {
+        guard let value = request.cookies[Self.cookieName]?.value else { return nil }
+        return cookies.open(value[...], appID: verifier.appID, now: UnixSeconds.of(clock()))
+    }
+
+    private func reject(_ error: LaunchError, request: Request, context: Context, launch: VerifiedLaunch? = nil) throws -> Response {
+        try reject(code: error.code.rawValue, reason: error.publicReason, request: request, context: context, launch: launch)
+    }
+
+    private func reject(code: String, reason: LaunchError.PublicReason, request: Request, context: Context, launch: VerifiedLaunch?) throws -> Response {
+        var metadata: Logger.Metadata = ["app": "\(verifier.appID)", "code": "\(code)"]
+        if let launch {
+            metadata["kid"] = "\(launch.header.kid)"
+            metadata["launch"] = "\(launch.replayID.hex)"
+        }
+        context.logger.notice("launch.rejected", metadata: metadata)
+        metrics?.rejected(app: verifier.appID, code: code)
+        return try RejectionResponse(reason, status: .unauthorized).response(from: request, context: context)
+    }
+
+    /// Whether this is a form POST to one of the app's own paths: the only requests whose body
+    /// the middleware reads.
+    private func isFormPostToAppPath(_ request: Request) -> Bool {
+        guard request.method == .post,
+              let contentType = request.headers[.contentType],
+              contentType.lowercased().hasPrefix("application/x-www-form-urlencoded")
+        else { return false }
+        let path = request.uri.path
+        return audiences.contains { $0.path == path }
+    }
+
+    /// Whether the browser says the request came from another site: Fetch Metadata
+    /// `Sec-Fetch-Site: cross-site`, or an `Origin` that is not the audience's origin.
+    /// A navigation the app itself starts (`none`) or one from the same site is not.
+    static func isCrossSite(_ request: Request, audience: RegisteredURL) -> Bool {
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
+            return site.lowercased() == "cross-site"
+        }
+        if let origin = request.headers[HTTPField.Name("Origin")!] {
+            return origin.lowercased() != audience.origin
+        }
+        return false
+    }
+
+    /// Whether any `&`-separated piece names `launch`, compared byte for byte.
+    private static func carriesLaunch(_ query: Substring?) -> Bool {
+        guard let query else { return false }
+        let name = Array("launch".utf8)
+        return query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).contains { piece in
+            piece.starts(with: name) && (piece.count == name.count || piece[piece.index(piece.startIndex, offsetBy: name.count)] == UInt8(ascii: "="))
+        }
+    }
+}

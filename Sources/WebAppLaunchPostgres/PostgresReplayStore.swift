@@ -1,0 +1,232 @@
+import Foundation
+import Logging
+import Metrics
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppRegistry
+
+/// A replay store in PostgreSQL, shared by every instance of a web app: a launch used on
+/// instance A is rejected on instance B. This is how the verifier scales out.
+///
+/// Schema (created on first use if missing):
+/// ```sql
+/// CREATE TABLE webapp_launch_claims (
+///     replay_id  BYTEA  PRIMARY KEY,   -- keyed hash of the nonce (ReplayID), never the nonce
+///     expires_at BIGINT NOT NULL       -- ReplayRetention.deadline: exp + 600 + 300
+/// );
+/// CREATE INDEX webapp_launch_claims_expiry ON webapp_launch_claims (expires_at);
+/// ```
+/// A claim is one statement, `INSERT … ON CONFLICT DO NOTHING RETURNING`, atomic under any
+/// concurrency. The store is a `Service`: run it in the application's service group (its
+/// `run()` drives the connection pool and the sweeper, and returns on graceful shutdown).
+/// Every claim has a deadline that cancels the work (a query in flight is stopped by closing
+/// its connection): when PostgreSQL is unreachable, slow or restarting, claims throw
+/// ``ReplayStoreError`` (the middleware answers 503) and the pool reconnects by itself once
+/// the database is back. Nothing is ever accepted that was not recorded.
+public final class PostgresReplayStore: ReplayStore, Service {
+    /// Connection and timing settings.
+    public struct Configuration: Sendable {
+        /// `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]`.
+        /// Without `sslmode`, TLS is required for any host but loopback.
+        public var url: String
+        /// Most connections in the pool.
+        public var poolSize: Int = 8
+        /// Longest wait for a new connection.
+        public var connectTimeout: Duration = .seconds(2)
+        /// Longest wait for one claim, connection lease included; then the launch gets 503.
+        public var claimTimeout: Duration = .seconds(2)
+        /// How often expired rows are deleted (and the size gauge updated).
+        public var sweepInterval: Duration = .seconds(30)
+
+        /// Creates settings for a database URL.
+        /// - Parameter url: The connection URL (it may carry a password: it is never logged).
+        public init(url: String) { self.url = url }
+    }
+
+    private let client: PostgresClient
+    private let configuration: Configuration
+    private let logger: Logger
+    private let clock: @Sendable () -> Date
+    private let size: Gauge
+    /// Whether this store has seen the table exist. Invariant: only ever goes from `false` to `true`.
+    private let schemaReady = Atomic<Bool>(false)
+
+    /// The table holding claims.
+    public static let tableName = "webapp_launch_claims"
+
+    /// Creates the store. Connects nothing yet: ``run()`` drives the pool, and while the
+    /// database is down claims fail (503) until it is up.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - logger: For the store's own events (never the URL or password).
+    ///   - clock: The current time, for the sweeper (claims get `now` from their caller).
+    ///   - metricsFactory: Where the size gauge is reported; the global metrics system by default.
+    /// - Throws: ``ReplayStoreError/Code/invalidConfiguration`` for a malformed URL.
+    public init(
+        configuration: Configuration,
+        logger: Logger,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        metricsFactory: (any MetricsFactory)? = nil
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.clock = clock
+        size = Gauge(label: ReplayStoreMetrics.sizeLabel, factory: metricsFactory ?? MetricsSystem.factory)
+        var clientConfiguration = try Self.clientConfiguration(from: configuration.url)
+        clientConfiguration.options.maximumConnections = configuration.poolSize
+        clientConfiguration.options.connectTimeout = configuration.connectTimeout
+        clientConfiguration.options.minimumConnections = 0
+        var backgroundLogger = logger
+        backgroundLogger.logLevel = max(logger.logLevel, .warning)
+        client = PostgresClient(configuration: clientConfiguration, backgroundLogger: backgroundLogger)
+    }
+
+    /// Runs the connection pool and the sweeper until graceful shutdown or cancellation.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask {
+                try? await cancelWhenGracefulShutdown { try await self.sweepPeriodically() }
+            }
+        }
+    }
+
+    private func sweepPeriodically() async throws {
+        while !Task.isCancelled {
+            try await Task.sleep(for: configuration.sweepInterval)
+            do {
+                try await sweep(now: UnixSeconds.of(clock()))
+            } catch {
+                logger.warning("replay_store.sweep_failed", metadata: ["store": "postgres"])
+            }
+        }
+    }
+
+    public func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) async throws -> Bool {
+        try await withDeadline(configuration.claimTimeout) {
+            try await self.ensureSchema()
+            let bytes = ByteBuffer(bytes: id.bytes)
+            let expiresAt = Int64(clamping: deadline)
+            let inserted = try await self.count(
+                "INSERT INTO webapp_launch_claims (replay_id, expires_at) VALUES (\(bytes), \(expiresAt)) ON CONFLICT (replay_id) DO NOTHING RETURNING 1"
+            )
+            return inserted == 1
+        }
+    }
+
+    /// Deletes expired rows now and records the size gauge (the sweeper does this every sweep
+    /// interval while the store runs).
+    /// - Parameter now: Seconds since 1970.
+    /// - Returns: How many rows were deleted.
+    @discardableResult
+    public func sweep(now: UInt64) async throws -> Int {
+        try await withDeadline(configuration.claimTimeout * 5) {
+            try await self.ensureSchema()
+            let cutoff = Int64(clamping: now)
+            let deleted = try await self.count("DELETE FROM webapp_launch_claims WHERE expires_at <= \(cutoff) RETURNING 1")
+            var total: Int64 = 0
+            for try await value in try await self.client.query("SELECT COUNT(*)::BIGINT FROM webapp_launch_claims").decode(Int64.self) {
+                total = value
+            }
+            self.size.record(total)
+            return deleted
+        }
+    }
+
+    /// Runs a statement on one pooled connection and counts the rows it returns. Cancelling
+    /// the calling task closes that connection, which fails a query stuck in flight at once
+    /// (the pool replaces the connection).
+    private func count(_ query: PostgresQuery) async throws -> Int {
+        try await client.withConnection { connection in
+            try await withTaskCancellationHandler {
+                var rows = 0
+                for try await _ in try await connection.query(query, logger: self.logger) { rows += 1 }
+                return rows
+            } onCancel: {
+                let closed: EventLoopFuture<Void> = connection.close()
+                closed.whenComplete { _ in }
+            }
+        }
+    }
+
+    /// Creates the table the first time this store needs it. Concurrent first claims may
+    /// collide inside PostgreSQL's catalog (two `CREATE TABLE IF NOT EXISTS` at once); one
+    /// retry absorbs that, within the claim's deadline.
+    private func ensureSchema() async throws {
+        guard !schemaReady.load(ordering: .acquiring) else { return }
+        do {
+            try await createSchema()
+        } catch {
+            try await Task.sleep(for: .milliseconds(50))
+            try await createSchema()
+        }
+        schemaReady.store(true, ordering: .releasing)
+    }
+
+    private func createSchema() async throws {
+        _ = try await count("CREATE TABLE IF NOT EXISTS webapp_launch_claims (replay_id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL)")
+        _ = try await count("CREATE INDEX IF NOT EXISTS webapp_launch_claims_expiry ON webapp_launch_claims (expires_at)")
+    }
+
+    /// Runs `operation` with a deadline: whichever of the operation and the timer finishes
+    /// first wins, and the other is cancelled (the operation's query with it). Any failure is
+    /// ``ReplayStoreError/Code/unavailable``, the same error the SQLite store throws.
+    private func withDeadline<T: Sendable>(
+        _ timeout: Duration,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await operation() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(timeout)")
+                }
+                return value
+            }
+        } catch let error as ReplayStoreError {
+            throw error
+        } catch {
+            throw ReplayStoreError(.unavailable, "PostgreSQL failed: \(String(describing: type(of: error)))")
+        }
+    }
+
+    static func clientConfiguration(from url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url),
+              components.scheme == "postgres" || components.scheme == "postgresql",
+              let host = components.host, !host.isEmpty,
+              let username = components.user, !username.isEmpty
+        else {
+            throw ReplayStoreError(.invalidConfiguration, "the PostgreSQL URL must be postgres://user[:password]@host[:port]/database")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        // TLS may be skipped silently only on loopback; anywhere else it is required unless the
+        // URL says otherwise.
+        let sslmode = components.queryItems?.first { $0.name == "sslmode" }?.value
+            ?? (RegisteredURL.isLoopback(host.lowercased()) ? "prefer" : "require")
+        let tls: PostgresClient.Configuration.TLS
+        switch sslmode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require": tls = .require(.makeClientConfiguration())
+        default: throw ReplayStoreError(.invalidConfiguration, "sslmode must be disable, prefer or require")
+        }
+        return PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: username,
+            password: components.password,
+            database: database.isEmpty ? nil : database,
+            tls: tls
+        )
+    }
+}
