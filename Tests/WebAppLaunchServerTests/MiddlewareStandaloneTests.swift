@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppRegistry
+
+/// The middleware library alone, in a plain Hummingbird app: what an embedding web app gets.
+@Suite("The middleware works in any Hummingbird app: its handler reads its own form, and only launch forms are read")
+struct MiddlewareStandaloneTests {
+    static func application(audiences: [RegisteredURL] = [Fixtures.magazin.url]) -> some ApplicationProtocol {
+        let verifier = LaunchVerifier(keyring: Fixtures.keyring, appID: Fixtures.magazin.id, audiences: audiences)
+        let router = Router(context: WebAppRequestContext.self)
+        router.add(middleware: SecurityHeadersMiddleware())
+        let middleware = LaunchVerificationMiddleware<WebAppRequestContext>(
+            verifier: verifier,
+            replayStore: InMemoryReplayStore(capacity: 64),
+            sessionSealer: SessionSealer(keyring: Fixtures.keyring),
+            clock: { Fixtures.now }
+        )
+        for audience in audiences {
+            let group = router.group(RouterPath(audience.path)).add(middleware: middleware)
+            group.get { _, context in try context.requireLaunchSession().firstName }
+            group.post { request, context -> String in
+                _ = try context.requireLaunchSession()
+                let body = try await request.body.collect(upTo: 1 << 20)
+                return "handler read \(body.readableBytes) bytes: " + String(buffer: body).prefix(40)
+            }
+            group.post("upload") { request, context -> String in
+                _ = try context.requireLaunchSession()
+                return "upload of \(try await request.body.collect(upTo: 1 << 20).readableBytes) bytes"
+            }
+        }
+        return Application(router: router)
+    }
+
+    @Test("after the middleware looked for a launch in a form, the handler still reads the whole form")
+    func handlerReadsItsForm() async throws {
+        try await Self.application().test(.router) { client async throws in
+            let cookie = try await client.sessionCookie(for: Fixtures.token(for: Fixtures.magazin), at: Fixtures.magazin)
+            let response = try await client.postForm("/apps/healthmagazin", form: "comment=hello&rating=5", cookie: cookie)
+            #expect(response.status == .ok)
+            #expect(response.text == "handler read 22 bytes: comment=hello&rating=5")
+        }
+    }
+
+    @Test("a form post to another path of the app is not read by the middleware, so it is not capped at 32 KiB")
+    func otherPathsAreNotRead() async throws {
+        try await Self.application().test(.router) { client async throws in
+            let cookie = try await client.sessionCookie(for: Fixtures.token(for: Fixtures.magazin), at: Fixtures.magazin)
+            let large = "data=" + String(repeating: "x", count: 100 * 1024)
+            let response = try await client.postForm("/apps/healthmagazin/upload", form: large, cookie: cookie)
+            #expect(response.status == .ok)
+            #expect(response.text == "upload of \(large.utf8.count) bytes")
+        }
+    }
+
+    @Test("a verifier with two audiences redirects each launch to the audience it matched and scopes the cookie there")
+    func redirectsToMatchedAudience() async throws {
+        let second = try RegisteredURL("http://127.0.0.1:8080/partner/magazin?tenant=b")
+        let registry = try Registry(apps: [WebApp(id: Fixtures.magazin.id, title: "Magazin", url: second)])
+        let signer = LaunchSigner(keyring: Fixtures.keyring, registry: registry)
+        let url = try signer.launchURL(for: Fixtures.magazin.id, user: Fixtures.user, now: Fixtures.now)
+        try await Self.application(audiences: [Fixtures.magazin.url, second]).test(.router) { client async throws in
+            let response = try await client.get(String(url.dropFirst("http://127.0.0.1:8080".count)))
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/partner/magazin?tenant=b")
+            #expect(response.sessionCookie?.attributes["path"] == "/partner/magazin")
+        }
+    }
+
+    @Test("errors from handlers keep their status and still carry the security headers")
+    func errorsKeepHeaders() async throws {
+        try await Self.application().test(.router) { client async throws in
+            let response = try await client.get("/apps/healthmagazin/missing")
+            #expect(response.status == .notFound || response.status == .unauthorized)
+            #expect(response.headers[.cacheControl] == "no-store")
+            #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+        }
+    }
+
+    @Test("HSTS is sent only when asked for, as for an https public URL", arguments: [true, false])
+    func strictTransportSecurity(enabled: Bool) async throws {
+        let router = Router()
+        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: enabled))
+        router.get("/") { _, _ in "ok" }
+        try await Application(router: router).test(.router) { client async throws in
+            let response = try await client.execute(uri: "/", method: .get)
+            #expect((response.headers[HTTPField.Name("Strict-Transport-Security")!] == "max-age=31536000") == enabled)
+            #expect(enabled || response.headers[HTTPField.Name("Strict-Transport-Security")!] == nil)
+        }
+    }
+}
