@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Testing
 import WebAppLaunch
@@ -108,6 +111,35 @@ struct PostgresReplayStoreTests {
             let health = try await statusCodes(of: ["http://127.0.0.1:\(port)/healthz"])
             #expect(health == [200])
         } }
+    }
+
+    @Test("a database that stops answering mid-query makes a claim fail with ReplayStoreError.unavailable at its deadline, and the store recovers")
+    func hungQueryIsCancelledAtTheDeadline() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(800))
+        try await withRunning(store) { () async throws in
+            // A first claim opens a pooled connection and creates the table.
+            #expect(try await store.claim(ReplayID(high: 1, low: 1), until: 5_000, now: 100))
+            let processes = try cluster.serverProcesses()
+            #expect(processes.count >= 2, "the postmaster and at least one backend")
+            for pid in processes { kill(pid, SIGSTOP) }
+            let started = ContinuousClock.now
+            await #expect {
+                try await store.claim(ReplayID(high: 1, low: 2), until: 5_000, now: 100)
+            } throws: { error in
+                (error as? ReplayStoreError)?.code == .unavailable
+            }
+            let waited = ContinuousClock.now - started
+            for pid in processes { kill(pid, SIGCONT) }
+            #expect(waited < .seconds(2), "the deadline ends the claim: it does not wait for the database (\(waited))")
+            var recovered = false
+            for attempt in 0..<20 where !recovered {
+                recovered = (try? await store.claim(ReplayID(high: 1, low: UInt64(10 + attempt)), until: 5_000, now: 100)) == true
+                if !recovered { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(recovered)
+        }
     }
 
     @Test("a malformed database URL is refused with invalid_configuration, without echoing the password", arguments: [

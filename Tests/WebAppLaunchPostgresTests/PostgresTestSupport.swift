@@ -34,6 +34,25 @@ struct PostgresTestCluster: Sendable {
     /// Starts it again on the same port.
     func restart() throws { _ = try Self.run(["start", directory]) }
 
+    /// The postmaster and its children (backends, background workers), to freeze the
+    /// server with SIGSTOP as a hung database would be.
+    func serverProcesses() throws -> [pid_t] {
+        let pidFile = try String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)
+        guard let postmaster = pid_t(pidFile.split(separator: "\n").first ?? "") else {
+            throw ClusterError(message: "no postmaster pid")
+        }
+        // Children from /proc: field 4 of /proc/PID/stat is the parent's pid.
+        let children = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == postmaster ? pid : nil
+        }
+        return [postmaster] + children
+    }
+
     /// Stops and deletes it.
     func destroy() { _ = try? Self.run(["destroy", directory]) }
 

@@ -137,3 +137,19 @@ struct SQLiteReplayStoreTests {
         #expect(error?.code == .unavailable)
     }
 }
+
+@Suite("Every replay store reports the same failure with the same error")
+struct ReplayStoreErrorTests {
+    @Test("a SQLite store that can no longer reach its file throws ReplayStoreError.unavailable, as PostgreSQL does")
+    func sqliteFailureIsUnavailable() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(path: directory.path("closed.sqlite"))
+        try await store.close()
+        await #expect {
+            try await store.claim(ReplayID(high: 9, low: 9), until: 2_000, now: 1_000)
+        } throws: { error in
+            (error as? ReplayStoreError)?.code == .unavailable
+        }
+    }
+}
