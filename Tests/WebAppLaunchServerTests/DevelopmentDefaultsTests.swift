@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+import WebAppLaunch
+import WebAppLaunchServer
+import WebAppRegistry
+
+/// The defaults `serve` runs on are embedded in the binary (no walk up from `#filePath`), and
+/// they must be exactly the files the repository ships in `keys/`.
+@Suite("The embedded development defaults are the repository's keys/ files, byte for byte")
+struct DevelopmentDefaultsTests {
+    static let keys: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("keys")
+    }()
+
+    @Test("keyring, registry and demo users match their files", arguments: [
+        ("dev.keyring.json", DevelopmentDefaults.keyringJSON),
+        ("registry.sample.json", DevelopmentDefaults.registryJSON),
+        ("demo-users.json", DevelopmentDefaults.demoUsersJSON),
+    ])
+    func embeddedMatchesFile(file: String, embedded: String) throws {
+        let shipped = try String(contentsOf: Self.keys.appendingPathComponent(file), encoding: .utf8)
+        #expect(shipped.trimmingCharacters(in: .newlines) == embedded.trimmingCharacters(in: .newlines))
+    }
+
+    @Test("the embedded keyring is a development keyring and the registry and users parse")
+    func embeddedParse() throws {
+        #expect(try DevelopmentDefaults.keyring().isDevelopment)
+        #expect(try DevelopmentDefaults.registry().apps.map(\.id) == ["healthmagazin", "bonusprogramm"])
+        #expect(try DevelopmentDefaults.demoUsers().count == 4)
+    }
+}
