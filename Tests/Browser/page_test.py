@@ -148,9 +148,12 @@ class Server:
         self.port = port
         self.lines: list[str] = []
         self._log = open(log_path, "w", encoding="utf-8")
+        # The default SQLite replay store goes to a state directory of this run's own.
+        self._state = tempfile.mkdtemp(prefix="webapp-launch-browser-state-")
         self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(port)],
+            [binary, "serve", "--port", str(port), "--metrics-address", "127.0.0.1:0"],
             cwd=root,
+            env={**os.environ, "XDG_STATE_HOME": self._state},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=self._log,

@@ -58,26 +58,29 @@ struct ConsoleGuardTests {
         }
     }
 
-    @Test("a post whose Origin is another site, or another loopback port, is refused even with the right token", arguments: [
-        "https://evil.example", "http://evil.example", "http://127.0.0.1:9999", "null",
-    ])
-    func foreignOrigin(origin: String) async throws {
+    @Test("a post from another site (foreign Origin, another loopback port, or Fetch Metadata cross-site or same-site) is refused even with the right token", arguments: [
+        ("https://evil.example", nil), ("http://evil.example", nil), ("http://127.0.0.1:9999", nil),
+        ("null", "cross-site"), (nil, "cross-site"), (nil, "same-site"),
+    ] as [(String?, String?)])
+    func foreignOrigin(origin: String?, fetchSite: String?) async throws {
         try await Self.server().test { client async throws in
             let token = try await client.consoleCSRFToken()
             var headers = HTTPFields()
-            headers[HTTPField.Name("Origin")!] = origin
+            if let origin { headers[HTTPField.Name("Origin")!] = origin }
+            if let fetchSite { headers[HTTPField.Name("Sec-Fetch-Site")!] = fetchSite }
             let response = try await Self.post("csrf=\(token)&user=juergen&app=healthmagazin", headers: headers, client: client)
             #expect(response.status == .forbidden)
         }
     }
 
-    @Test("the console's own page, posting to itself with its token, mints")
-    func ownOriginMints() async throws {
+    @Test("the console's own page, posting to itself with its token, mints (also with the Origin: null that no-referrer pages send)", arguments: ["http://localhost", "null"])
+    func ownOriginMints(origin: String) async throws {
         // The live client sends `Host: localhost`, so its page's origin is http://localhost.
         try await Self.server().test(.live) { client async throws in
             let token = try await client.consoleCSRFToken()
             var headers = HTTPFields()
-            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            headers[HTTPField.Name("Origin")!] = origin
+            headers[HTTPField.Name("Sec-Fetch-Site")!] = "same-origin"
             let response = try await Self.post("csrf=\(token)&user=juergen&app=healthmagazin", headers: headers, client: client)
             #expect(response.status == .seeOther)
         }

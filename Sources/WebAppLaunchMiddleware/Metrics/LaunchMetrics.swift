@@ -51,8 +51,6 @@ public final class LaunchMetrics: Sendable {
 
 extension Timer {
     fileprivate func recordInterval(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        recordNanoseconds(overflow ? .max : nanoseconds &+ attoseconds / 1_000_000_000)
+        recordNanoseconds(duration.saturatingNanoseconds)
     }
 }

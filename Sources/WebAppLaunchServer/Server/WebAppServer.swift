@@ -148,7 +148,7 @@ public struct WebAppServer: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let idleTimeout = Self.timeAmount(configuration.idleTimeout)
+        let idleTimeout = TimeAmount.nanoseconds(configuration.idleTimeout.saturatingNanoseconds)
         var services: [any Service] = storeServices
         if let listener = configuration.metrics {
             services.append(Application(
@@ -176,11 +176,5 @@ public struct WebAppServer: Sendable {
             onServerRunning: onRunning,
             logger: logger
         )
-    }
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return .nanoseconds(overflow ? .max : nanoseconds + attoseconds / 1_000_000_000)
     }
 }
