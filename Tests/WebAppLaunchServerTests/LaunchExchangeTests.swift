@@ -76,7 +76,7 @@ struct LaunchExchangeTests {
         }
     }
 
-    @Test("with an https public URL the session cookie is also Secure")
+    @Test("with an https public URL the session cookie is Secure and __Host- prefixed (Path=/, named for the app)")
     func httpsPublicURLSetsSecure() async throws {
         let app = try WebApp(id: "healthmagazin", title: "Gesundheitsmagazin", url: RegisteredURL("https://magazin.example/apps/healthmagazin"))
         let keyring = try Keyring(keys: [KeyringKey(kid: "prod", status: .active, secret: Fixtures.secret(0x50))], isDevelopment: false)
@@ -87,12 +87,16 @@ struct LaunchExchangeTests {
             let response = try await client.launch(token, at: app, via: .post)
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/apps/healthmagazin")
-            let cookie = try #require(response.sessionCookie)
+            let name = "__Host-webapp_launch_session_healthmagazin"
+            let cookie = try #require(response.setCookies.compactMap(SetCookie.init).first { $0.name == name })
             #expect(cookie.has("Secure"))
             #expect(cookie.has("HttpOnly"))
             #expect(cookie["SameSite"] == "Lax")
-            #expect(cookie["Path"] == "/apps/healthmagazin")
-            let page = try await client.get("/apps/healthmagazin", cookie: cookie.value)
+            #expect(cookie["Path"] == "/")
+            #expect(cookie["Domain"] == nil)
+            var headers = HTTPFields()
+            headers[.cookie] = "\(name)=\(cookie.value)"
+            let page = try await client.execute(uri: "/apps/healthmagazin", method: .get, headers: headers)
             #expect(page.status == .ok)
         }
     }

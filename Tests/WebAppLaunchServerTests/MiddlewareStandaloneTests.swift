@@ -94,3 +94,31 @@ struct MiddlewareStandaloneTests {
         }
     }
 }
+
+/// Review finding (info): cookie shadowing from a sibling subdomain.
+@Suite("Over https the session cookie is a __Host- cookie: Secure, Path=/, no Domain, named for its app")
+struct HostPrefixedCookieTests {
+    @Test("a launch at an https audience sets __Host-webapp_launch_session_<app>, and that cookie opens the session")
+    func httpsCookieIsHostPrefixed() async throws {
+        let secure = try RegisteredURL("https://magazin.example/apps/healthmagazin")
+        let registry = try Registry(apps: [WebApp(id: Fixtures.magazin.id, title: "Magazin", url: secure)])
+        let signer = LaunchSigner(keyring: Fixtures.keyring, registry: registry)
+        let url = try signer.launchURL(for: Fixtures.magazin.id, user: Fixtures.user, now: Fixtures.now)
+        try await MiddlewareStandaloneTests.application(audiences: [secure]).test(.router) { client async throws in
+            let response = try await client.get(String(url.dropFirst("https://magazin.example".count)))
+            #expect(response.status == .seeOther)
+            let cookie = try #require(response.setCookies.compactMap(SetCookie.init).first)
+            #expect(cookie.name == "__Host-webapp_launch_session_healthmagazin")
+            #expect(cookie.attributes["path"] == "/")
+            #expect(cookie.attributes.keys.contains("secure"))
+            #expect(!cookie.attributes.keys.contains("domain"))
+            var headers = HTTPFields()
+            headers[.cookie] = "\(cookie.name)=\(cookie.value)"
+            let page = try await client.execute(uri: "/apps/healthmagazin", method: .get, headers: headers)
+            #expect(page.status == .ok)
+            // The plain-http name is not read for an https-only app.
+            headers[.cookie] = "\(sessionCookieName)=\(cookie.value)"
+            #expect(try await client.execute(uri: "/apps/healthmagazin", method: .get, headers: headers).status == .unauthorized)
+        }
+    }
+}

@@ -22,8 +22,23 @@ import WebAppRegistry
 ///     .get { _, context in try context.requireLaunchSession().firstName }
 /// ```
 public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
-    /// The name of the session cookie.
+    /// The name of the session cookie for apps served over plain http (loopback development).
     public static var cookieName: String { "webapp_launch_session" }
+
+    /// The session cookie's name for an audience.
+    ///
+    /// Over https the cookie carries the `__Host-` prefix, which browsers accept only with
+    /// `Secure`, `Path=/` and no `Domain`: a sibling subdomain cannot plant or shadow it
+    /// (cookie tossing). `Path=/` means every app on one origin sees it, so the app id is part
+    /// of the name, and the session inside is sealed for that app anyway. Plain http (only
+    /// loopback development) keeps the path-scoped ``cookieName``.
+    /// - Parameters:
+    ///   - audience: The registered URL the launch matched.
+    ///   - appID: The app the session is for.
+    /// - Returns: The cookie name.
+    public static func cookieName(for audience: RegisteredURL, appID: String) -> String {
+        audience.scheme == "https" ? "__Host-webapp_launch_session_\(appID)" : cookieName
+    }
     /// The largest form body read when looking for a `launch` field (form POSTs to the app's
     /// own path only; other requests' bodies are not touched).
     public static var maximumFormBytes: Int { 32 * 1024 }
@@ -37,6 +52,8 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     /// The verifier's audiences with their paths, to route the 303 and scope the cookie to the
     /// audience the launch matched.
     let audiences: [RegisteredURL]
+    /// The session cookie names of those audiences (one per scheme in use).
+    let cookieNames: [String]
 
     /// Creates the middleware for one app.
     /// - Parameters:
@@ -61,6 +78,12 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         self.clock = clock
         self.metrics = metrics
         self.audiences = verifier.audiences
+        var names: [String] = []
+        for audience in verifier.audiences {
+            let name = Self.cookieName(for: audience, appID: verifier.appID)
+            if !names.contains(name) { names.append(name) }
+        }
+        self.cookieNames = names
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -138,12 +161,13 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         metrics?.accepted(app: verifier.appID, duration: ContinuousClock.now - started)
         var response = Response(status: .seeOther)
         response.headers[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
+        let secure = audience.scheme == "https"
         response.setCookie(Cookie(
-            name: Self.cookieName,
+            name: Self.cookieName(for: audience, appID: verifier.appID),
             value: value,
             maxAge: Int(clamping: sessionLifetime),
-            path: audience.path,
-            secure: audience.scheme == "https",
+            path: secure ? "/" : audience.path,
+            secure: secure,
             httpOnly: true,
             sameSite: .lax
         ))
@@ -152,8 +176,13 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
 
     /// The session this request's cookie carries, if it opens, is for this app and is live.
     private func liveSession(of request: Request) -> LaunchSession? {
-        guard let value = request.cookies[Self.cookieName]?.value else { return nil }
-        return cookies.open(value[...], appID: verifier.appID, now: UnixSeconds.of(clock()))
+        let now = UnixSeconds.of(clock())
+        for name in cookieNames {
+            if let value = request.cookies[name]?.value, let session = cookies.open(value[...], appID: verifier.appID, now: now) {
+                return session
+            }
+        }
+        return nil
     }
 
     private func reject(_ error: LaunchError, request: Request, context: Context, launch: VerifiedLaunch? = nil) throws -> Response {
