@@ -44,28 +44,43 @@ public struct Keyring: Sendable {
     }
 
     /// Loads a keyring file, refusing loose permissions on a production keyring.
+    ///
+    /// A symlink is followed (Kubernetes mounts secrets as links): the permissions judged
+    /// are those of the regular file the path resolves to, read from the same open
+    /// descriptor as its bytes, never the link's own (always 0777).
     /// - Parameter path: The file's path.
-    /// - Throws: ``KeyringError`` naming the problem: missing file, unreadable, bad JSON,
-    ///   bad or short secret, bad or duplicate kid, insecure permissions.
+    /// - Throws: ``KeyringError`` naming the problem: missing file, unreadable or not a
+    ///   regular file, bad JSON, bad or short secret, bad or duplicate kid, insecure permissions.
     public init(contentsOfFile path: String) throws(KeyringError) {
-        let fileManager = FileManager.default
-        guard fileManager.fileExists(atPath: path) else {
-            throw KeyringError(.missingFile, "no keyring file at \(path)")
-        }
-        let data: Data
-        let permissions: Int
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-            permissions = (try fileManager.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
-        } catch {
-            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
-        }
+        let (data, permissions) = try Self.readRegularFile(atPath: path)
         try self.init(json: data)
         if !isDevelopment && permissions & 0o077 != 0 {
             throw KeyringError(
                 .insecurePermissions,
                 "the keyring \(path) is accessible by group or others (mode \(String(permissions, radix: 8))); run chmod 600"
             )
+        }
+    }
+
+    /// The bytes and permission bits of the regular file `path` resolves to, both taken
+    /// through one descriptor (`fstat`, not `lstat`), so the mode checked is the mode of the
+    /// bytes read even if the path changes meanwhile. `O_NONBLOCK` keeps a FIFO from
+    /// blocking the open; it is then refused as not a regular file.
+    private static func readRegularFile(atPath path: String) throws(KeyringError) -> (data: Data, permissions: Int) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw KeyringError(.missingFile, "no keyring file at \(path)") }
+            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & 0o170000 == 0o100000 else {
+            throw KeyringError(.unreadableFile, "the keyring at \(path) is not a regular file")
+        }
+        do {
+            return (try handle.readToEnd() ?? Data(), Int(status.st_mode & 0o7777))
+        } catch {
+            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
         }
     }
 
