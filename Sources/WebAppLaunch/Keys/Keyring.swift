@@ -16,6 +16,10 @@ public struct Keyring: Sendable {
     public let keys: [KeyringKey]
     /// Whether these are development keys (shipped in the repository, hence public). The
     /// server refuses to serve non-loopback addresses with them.
+    ///
+    /// `true` when the keyring says so, and also whenever any key's secret is one of the
+    /// project's published development secrets (recognised by fingerprint), whatever the
+    /// keyring's flag says: a copy of the shipped keyring without its flag is still public.
     public let isDevelopment: Bool
     /// Each kid's key and derived keys, for the verifier's one lookup per token.
     private let derived: [String: (key: KeyringKey, keys: DerivedKeys)]
@@ -23,11 +27,13 @@ public struct Keyring: Sendable {
     /// Creates a keyring from keys.
     /// - Parameters:
     ///   - keys: The keys, oldest first; kids must be unique.
-    ///   - isDevelopment: Whether the keys are development keys.
+    ///   - isDevelopment: Whether the keys are development keys. A keyring holding a
+    ///     published development secret is development even when this is `false`.
     /// - Throws: ``KeyringError`` for duplicates, an empty list or a derivation failure.
     public init(keys: [KeyringKey], isDevelopment: Bool) throws(KeyringError) {
         guard !keys.isEmpty else { throw KeyringError(.empty, "a keyring needs at least one key") }
         var derived: [String: (key: KeyringKey, keys: DerivedKeys)] = [:]
+        var holdsPublishedSecret = false
         for key in keys {
             guard derived[key.kid] == nil else {
                 throw KeyringError(.duplicateKeyID, "the kid `\(key.kid)` appears twice")
@@ -37,9 +43,14 @@ public struct Keyring: Sendable {
             } catch {
                 throw KeyringError(.cryptoFailure, "OpenSSL failed to derive keys (error \(error.openSSLCode))")
             }
+            do {
+                if try PublishedDevelopmentSecrets.contains(key.secret) { holdsPublishedSecret = true }
+            } catch {
+                throw KeyringError(.cryptoFailure, "OpenSSL failed to fingerprint a key (error \(error.openSSLCode ?? 0))")
+            }
         }
         self.keys = keys
-        self.isDevelopment = isDevelopment
+        self.isDevelopment = isDevelopment || holdsPublishedSecret
         self.derived = derived
     }
 
