@@ -28,7 +28,9 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            // Messages may echo input (a path, a URL's host): escaped, so they stay one line
+            // and carry no terminal control sequence.
+            printError("error: \(failure.message)")
             Foundation.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
@@ -36,7 +38,7 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
                 exit(withError: error)
             }
             let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-            FileHandle.standardError.write(Data("error: \(message) (see --help)\n".utf8))
+            printError("error: \(message) (see --help)")
             Foundation.exit(2)
         }
     }
