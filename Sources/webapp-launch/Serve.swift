@@ -18,7 +18,9 @@ extension WebAppLaunchCommand {
               webapp-launch serve
               webapp-launch serve --port 9000 --replay sqlite:/var/lib/webapp-launch/replay.db
               webapp-launch serve --host 0.0.0.0 --keyring /etc/webapp-launch/keyring.json \\
-                  --public-url https://magazin.example/app --app healthmagazin --replay "$DATABASE_URL"
+                  --public-url https://magazin.example/app --app healthmagazin --replay env:DATABASE_URL
+            --replay takes env:NAME, file:PATH or - (standard input) so a database password stays
+            off the command line (ps); a password given inline works, with a warning.
             """
         )
 
@@ -37,7 +39,7 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Serve only this app id.")
         var app: String?
 
-        @Option(name: .long, help: "Replay store: memory, sqlite:PATH or postgres://… (or env:VARIABLE).")
+        @Option(name: .long, help: "Replay store: memory, sqlite:PATH or postgres://…; or env:NAME, file:PATH, - (stdin) to keep a password off the command line.")
         var replay: String = "memory"
 
         @Option(name: .long, help: "Session lifetime in seconds.")
@@ -67,6 +69,7 @@ extension WebAppLaunchCommand {
                 handler.logLevel = level
                 return handler
             }
+            let replayStore = try replayStore()  // first: its password warning must not be lost to a later error
             let keyring = try keyring.load()
             var registry = try registry.load()
             // Checked before rebasing: rebasing onto a public host fails with a registry error
@@ -85,7 +88,7 @@ extension WebAppLaunchCommand {
             configuration.port = port
             configuration.sessionLifetime = sessionLifetime
             configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
-            configuration.replayStore = try replayStore()
+            configuration.replayStore = replayStore
             if keyring.isDevelopment {
                 configuration.demoUsers = try DemoUser.load(contentsOfFile: DevelopmentDefaults.locate(DevelopmentDefaults.demoUsersPath))
             }
@@ -122,13 +125,7 @@ extension WebAppLaunchCommand {
         }
 
         private func replayStore() throws -> ReplayStoreConfiguration {
-            var text = replay
-            if text.hasPrefix("env:") {
-                guard let value = ProcessInfo.processInfo.environment[String(text.dropFirst(4))] else {
-                    throw CommandFailure.configuration("the environment variable \(text.dropFirst(4)) is not set")
-                }
-                text = value
-            }
+            let text = try SecretArgument.resolve(replay, option: "--replay", isSecretInline: SecretArgument.urlCarriesPassword)
             guard let store = ReplayStoreConfiguration(text) else {
                 throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
             }

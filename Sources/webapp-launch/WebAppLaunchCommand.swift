@@ -12,7 +12,10 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
 
         Quick start:
           webapp-launch serve                      # then open the printed URL
-          webapp-launch mint --app healthmagazin --access-token T --firstname Erika --lastname Mustermann --kvnumber T012345678
+          webapp-launch mint --app healthmagazin --access-token env:ACCESS_TOKEN --firstname Erika --lastname Mustermann --kvnumber T012345678
+
+        Secret options (mint --access-token, serve --replay) also take env:NAME, file:PATH or -
+        (standard input): a secret on the command line is visible to every local user (ps).
         """,
         subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Bridge.self]
     )

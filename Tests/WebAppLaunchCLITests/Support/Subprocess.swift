@@ -33,6 +33,7 @@ func runSubprocess(
     _ path: String,
     _ arguments: [String],
     input: String? = nil,
+    environment: [String: String] = [:],
     timeout: Duration = .seconds(20)
 ) throws -> SubprocessResult {
     let stdinPipe = try makePipe()
@@ -47,7 +48,7 @@ func runSubprocess(
     for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write] {
         posix_spawn_file_actions_addclose(&actions, fd)
     }
-    let spawned = spawn(path, arguments, actions: &actions)
+    let spawned = spawn(path, arguments, environment: environment, actions: &actions)
     close(stdinPipe.read)
     close(stdoutPipe.write)
     close(stderrPipe.write)
@@ -216,10 +217,11 @@ private func makePipe() throws -> (read: Int32, write: Int32) {
 private func spawn(
     _ path: String,
     _ arguments: [String],
+    environment: [String: String] = [:],
     actions: inout posix_spawn_file_actions_t
 ) -> Result<pid_t, SubprocessError> {
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    let envp = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
         argv.forEach { free($0) }
         envp.forEach { free($0) }
