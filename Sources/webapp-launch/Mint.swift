@@ -53,11 +53,12 @@ extension WebAppLaunchCommand {
 
         func run() throws {
             let signer = LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
-            let accessToken = try SecretArgument.resolve(accessToken, option: "--access-token")
-            let user = LaunchUser(accessToken: accessToken, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
+            let accessToken = try SecretArgument(accessToken, option: "--access-token")
+            let user = LaunchUser(accessToken: accessToken.value, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
             do {
                 let url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)
                 print(form ? Self.postForm(for: url) : url)
+                accessToken.warnIfInline()
             } catch {
                 throw CommandFailure.configuration("\(error.code): \(error.reason)")
             }

@@ -12,24 +12,48 @@ import Foundation
 /// | `file:PATH` | the file at `PATH` (one trailing line break removed) |
 /// | `-` | standard input (one trailing line break removed) |
 /// | anything else | the value itself, with a warning on stderr that never repeats it |
-enum SecretArgument {
-    /// The largest secret read from a file or standard input, in bytes.
-    static let maximumByteCount = 64 * 1024
+///
+/// A command resolves its secrets first, so a reference that cannot be read fails before
+/// anything else, and calls ``warnIfInline()`` once its configuration is accepted, so a
+/// configuration error stays one line on stderr.
+struct SecretArgument {
+    /// The secret.
+    let value: String
+    /// The option's name, e.g. `--access-token`.
+    let option: String
+    /// Whether the secret was given on the command line itself.
+    let isInline: Bool
 
     /// Resolves an option's value to the secret it stands for.
     /// - Parameters:
-    ///   - value: The option's value as given.
+    ///   - text: The option's value as given.
     ///   - option: The option's name for messages, e.g. `--access-token`.
     ///   - isSecretInline: Whether an inline value holds a secret worth a warning (the whole
     ///     value by default; `--replay` only when its URL carries a password).
-    /// - Returns: The secret.
     /// - Throws: ``CommandFailure/configuration(_:)`` when a reference cannot be read; the
     ///   message names the variable or file, never a secret.
-    static func resolve(
-        _ value: String,
-        option: String,
-        isSecretInline: (String) -> Bool = { _ in true }
-    ) throws -> String {
+    init(_ text: String, option: String, isSecretInline: (String) -> Bool = { _ in true }) throws {
+        self.option = option
+        let isReference = text.hasPrefix("env:") || text.hasPrefix("file:") || text == "-"
+        self.value = try Self.resolve(text, option: option)
+        self.isInline = !isReference && isSecretInline(text)
+    }
+
+    /// Prints, when the secret was given inline, one line on stderr saying how to keep it
+    /// off the command line. The secret itself is never printed.
+    func warnIfInline() {
+        guard isInline else { return }
+        printError(
+            "warning: \(option) on the command line is visible to other local users (ps, /proc); "
+                + "pass env:NAME, file:PATH or - (standard input) instead"
+        )
+    }
+
+    /// The largest secret read from a file or standard input, in bytes.
+    static let maximumByteCount = 64 * 1024
+
+    /// The secret a value stands for: a reference's target, or the value itself.
+    private static func resolve(_ value: String, option: String) throws -> String {
         if value.hasPrefix("env:") {
             let name = String(value.dropFirst("env:".count))
             guard !name.isEmpty, let secret = ProcessInfo.processInfo.environment[name], !secret.isEmpty else {
@@ -48,12 +72,6 @@ enum SecretArgument {
         if value == "-" {
             let data = FileHandle.standardInput.readData(ofLength: maximumByteCount + 1)
             return try text(of: data, option: option, source: "standard input")
-        }
-        if isSecretInline(value) {
-            printError(
-                "warning: \(option) on the command line is visible to other local users (ps, /proc); "
-                    + "pass env:NAME, file:PATH or - (standard input) instead"
-            )
         }
         return value
     }

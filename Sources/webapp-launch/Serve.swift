@@ -69,7 +69,7 @@ extension WebAppLaunchCommand {
                 handler.logLevel = level
                 return handler
             }
-            let replayStore = try replayStore()  // first: its password warning must not be lost to a later error
+            let (replayStore, replaySource) = try replayStore()  // first: an unreadable env:/file: fails early
             let keyring = try keyring.load()
             var registry = try registry.load()
             // Checked before rebasing: rebasing onto a public host fails with a registry error
@@ -102,6 +102,7 @@ extension WebAppLaunchCommand {
             let application = server.makeApplication { _ in
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             }
+            replaySource.warnIfInline()  // once the configuration is accepted: errors stay one line
             try await application.runService()
         }
 
@@ -124,12 +125,12 @@ extension WebAppLaunchCommand {
             return local.map(ServedApp.init)
         }
 
-        private func replayStore() throws -> ReplayStoreConfiguration {
-            let text = try SecretArgument.resolve(replay, option: "--replay", isSecretInline: SecretArgument.urlCarriesPassword)
-            guard let store = ReplayStoreConfiguration(text) else {
+        private func replayStore() throws -> (ReplayStoreConfiguration, SecretArgument) {
+            let source = try SecretArgument(replay, option: "--replay", isSecretInline: SecretArgument.urlCarriesPassword)
+            guard let store = ReplayStoreConfiguration(source.value) else {
                 throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
             }
-            return store
+            return (store, source)
         }
 
         private func banner(keyring: Keyring, registry: Registry, served: [ServedApp]) throws -> String {

@@ -75,20 +75,44 @@ struct SecretOptionTests {
         #expect(mint.standardError.contains("--access-token"), "\(mint)")
     }
 
-    @Test("serve --replay with a password inline warns without the password, before any other check")
-    func serveWarnsOnInlinePassword() throws {
+    @Test("serve --replay with a password inline starts, warning once on stderr without the password; a URL without one draws no warning", arguments: [
+        ("postgres://app:\(secret)@127.0.0.1:1/launches", true),
+        ("postgresql://app@127.0.0.1:1/launches?password=\(secret)", true),
+        ("postgres://app@127.0.0.1:1/launches", false),
+    ])
+    func serveWarnsOnInlinePassword(replay: String, warns: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let port = try freeLoopbackPort()
+        // The PostgreSQL store connects lazily, so the server starts with no database.
+        let server = try BackgroundSubprocess(
+            CLI.executablePath,
+            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--replay", replay, "--log-level", "critical"],
+            standardErrorPath: directory.path("serve.log")
+        )
+        _ = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
+        #expect(try server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
+        let warnings = server.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: --replay") }
+        #expect(warnings.count == (warns ? 1 : 0), "log:\n\(server.standardError)")
+        #expect(!server.standardError.contains(Self.secret), "the password reached stderr")
+    }
+
+    @Test("a configuration error with an inline secret stays one line on stderr, without the secret")
+    func configurationErrorStaysOneLine() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyring = try makeKeyring(in: directory, development: false)
-        for replay in ["postgres://app:\(Self.secret)@127.0.0.1:1/launches", "postgresql://app@127.0.0.1:1/launches?password=\(Self.secret)"] {
-            let result = try CLI.run(["serve", "--port", "\(try freeLoopbackPort())", "--keyring", keyring, "--replay", replay], timeout: .seconds(10))
-            #expect(result.status == 2, "\(result)")
-            #expect(result.errorLines.count == 2, "\(result)")
-            #expect(result.errorLines.first?.hasPrefix("warning: --replay") == true, "\(result)")
-            #expect(!result.standardError.contains(Self.secret), "the password reached stderr")
-        }
-        let quiet = try CLI.run(["serve", "--port", "\(try freeLoopbackPort())", "--keyring", keyring, "--replay", "postgres://app@127.0.0.1:1/launches"], timeout: .seconds(10))
-        #expect(quiet.errorLines.count == 1 && !quiet.standardError.contains("warning"), "no password, no warning: \(quiet)")
+        let serve = try CLI.run(
+            ["serve", "--port", "\(try freeLoopbackPort())", "--keyring", keyring, "--replay", "postgres://app:\(Self.secret)@127.0.0.1:1/launches"],
+            timeout: .seconds(10)
+        )
+        #expect(serve.status == 2, "\(serve)")
+        #expect(serve.errorLines.count == 1 && serve.standardError.hasPrefix("error: "), "\(serve)")
+        #expect(!serve.standardError.contains(Self.secret))
+        let (_, mint) = try Self.mintedAccessToken(Self.secret, environment: [:], keyring: directory.path("missing.json"))
+        #expect(mint.status == 2, "\(mint)")
+        #expect(mint.errorLines.count == 1 && mint.standardError.hasPrefix("error: "), "\(mint)")
+        #expect(!mint.standardError.contains(Self.secret))
     }
 
     @Test("serve --replay file:PATH reads the store from a file")
