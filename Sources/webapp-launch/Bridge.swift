@@ -39,8 +39,7 @@ extension WebAppLaunchCommand {
             for text in messages {
                 let result = Self.describe(text, app: entry, policy: policy)
                 if result["refused"] as? Bool == true { refused = true }
-                let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                try TerminalText.printJSON(result)
             }
             if refused { throw CommandFailure.rejected("a bridge message was refused") }
         }

@@ -22,14 +22,15 @@ extension WebAppLaunchCommand {
             } catch let error as LaunchError {
                 throw CommandFailure.rejected("\(error.code): \(error.reason)")
             }
-            print("UNVERIFIED header (anyone can forge these fields; use verify):")
-            print("  version   \(header.version)")
-            print("  mode      \(header.mode)")
-            print("  kid       \(header.kid)")
-            print("  issued    \(Verify.timestamp(header.issuedAt))")
-            print("  expires   \(Verify.timestamp(header.expiresAt))")
-            print("  app       \(header.appID)")
-            print("  audience  \(header.audience)")
+            // Every field but the version is attacker-chosen text: printed escaped.
+            TerminalText.printLine("UNVERIFIED header (anyone can forge these fields; use verify):")
+            TerminalText.printLine("  version   \(header.version)")
+            TerminalText.printLine("  mode      \(header.mode)")
+            TerminalText.printLine("  kid       \(header.kid)")
+            TerminalText.printLine("  issued    \(Verify.timestamp(header.issuedAt))")
+            TerminalText.printLine("  expires   \(Verify.timestamp(header.expiresAt))")
+            TerminalText.printLine("  app       \(header.appID)")
+            TerminalText.printLine("  audience  \(header.audience)")
         }
     }
 }

@@ -51,12 +51,12 @@ extension WebAppLaunchCommand {
                     } else {
                         updated = try Keyring(keys: [key], isDevelopment: development)
                     }
-                    print("added key \(kid) (active, 32 random bytes) to \(keyring)")
+                    TerminalText.printLine("added key \(kid) (active, 32 random bytes) to \(keyring)")
                 } else {
                     guard let existing else { throw CommandFailure.configuration("no keyring at \(keyring)") }
                     let (target, status) = retire.map { ($0, KeyStatus.verifyOnly) } ?? (revoke!, .revoked)
                     updated = try existing.setting(status, forKeyID: target)
-                    print("key \(target) is now \(status.rawValue)")
+                    TerminalText.printLine("key \(target) is now \(status.rawValue)")
                 }
                 try updated.write(toFile: keyring)
             } catch let failure as CommandFailure {

@@ -8,8 +8,12 @@ extension WebAppLaunchCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a launch URL (or a self-submitting POST form) for a registered app and a user.",
             discussion: """
-            Example:
-              webapp-launch mint --app healthmagazin --access-token abc --firstname Jürgen --lastname "O'Brien" --kvnumber A123456780
+            --access-token takes env:NAME, file:PATH or - (standard input) so the token stays off
+            the command line, where every local user can read it (ps); a token given inline works,
+            with a warning.
+            Examples:
+              webapp-launch mint --app healthmagazin --access-token env:ACCESS_TOKEN --firstname Jürgen --lastname "O'Brien" --kvnumber A123456780
+              printf %s "$TOKEN" | webapp-launch mint --app healthmagazin --access-token - --firstname Erika --lastname Mustermann --kvnumber T012345678
             """
         )
 
@@ -19,7 +23,7 @@ extension WebAppLaunchCommand {
         @OptionGroup var registry: RegistryOption
         @OptionGroup var keyring: KeyringOption
 
-        @Option(name: .long, help: "The user's access token.")
+        @Option(name: .long, help: "The user's access token: env:NAME, file:PATH, - (standard input), or inline (warns).")
         var accessToken: String
 
         @Option(name: .long, help: "The user's first name.")
@@ -49,10 +53,12 @@ extension WebAppLaunchCommand {
 
         func run() throws {
             let signer = LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
-            let user = LaunchUser(accessToken: accessToken, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
+            let accessToken = try SecretArgument(accessToken, option: "--access-token")
+            let user = LaunchUser(accessToken: accessToken.value, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
             do {
                 let url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)
                 print(form ? Self.postForm(for: url) : url)
+                accessToken.warnIfInline()
             } catch {
                 throw CommandFailure.configuration("\(error.code): \(error.reason)")
             }

@@ -20,7 +20,9 @@ extension WebAppLaunchCommand {
               webapp-launch serve
               webapp-launch serve --port 9000 --replay sqlite:/var/lib/webapp-launch/replay.db
               webapp-launch serve --host 0.0.0.0 --keyring /etc/webapp-launch/keyring.json \\
-                  --public-url https://magazin.example/app --app healthmagazin --replay "$DATABASE_URL"
+                  --public-url https://magazin.example/app --app healthmagazin --replay env:DATABASE_URL
+            --replay takes env:NAME, file:PATH or - (standard input) so a database password stays
+            off the command line (ps); a password given inline works, with a warning.
             """
         )
 
@@ -39,7 +41,7 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Serve only this app id.")
         var app: String?
 
-        @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… (or env:VARIABLE), or memory (forgets on restart). Default: a SQLite file in the state directory.")
+        @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… or memory (forgets on restart); or env:NAME, file:PATH, - (stdin) to keep a password off the command line. Default: a SQLite file in the state directory.")
         var replay: String?
 
         @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics), or none. Never the app's own listener.")
@@ -75,6 +77,7 @@ extension WebAppLaunchCommand {
                 handler.logLevel = level
                 return handler
             }
+            let (replayStore, replaySource) = try replayStore()  // first: an unreadable env:/file: fails early
             let keyring = try keyring.load()
             var registry = try registry.load()
             // Checked before rebasing: rebasing onto a public host fails with a registry error
@@ -93,7 +96,7 @@ extension WebAppLaunchCommand {
             configuration.port = port
             configuration.sessionLifetime = sessionLifetime
             configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
-            configuration.replayStore = try replayStore()
+            configuration.replayStore = replayStore
             configuration.metrics = MetricsListener(metricsAddress)
             if keyring.isDevelopment {
                 configuration.demoUsers = try DevelopmentDefaults.demoUsers()
@@ -115,6 +118,7 @@ extension WebAppLaunchCommand {
                     FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
                 }
             )
+            replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
             do {
                 try await application.runService()
             } catch let error as ServerConfigurationError {
@@ -141,18 +145,21 @@ extension WebAppLaunchCommand {
             return local.map(ServedApp.init)
         }
 
-        private func replayStore() throws -> ReplayStoreConfiguration {
-            guard var text = replay else { return try ReplayStoreConfiguration.defaultFile() }
-            if text.hasPrefix("env:") {
-                guard let value = ProcessInfo.processInfo.environment[String(text.dropFirst(4))] else {
-                    throw CommandFailure.configuration("the environment variable \(text.dropFirst(4)) is not set")
+        /// The store named by `--replay` (and where its text came from, for the inline-secret
+        /// warning), or the default SQLite file when none is named.
+        private func replayStore() throws -> (ReplayStoreConfiguration, SecretArgument?) {
+            guard let replay else {
+                do {
+                    return (try ReplayStoreConfiguration.defaultFile(), nil)
+                } catch {
+                    throw CommandFailure.configuration(error.reason)
                 }
-                text = value
             }
-            guard let store = ReplayStoreConfiguration(text) else {
+            let source = try SecretArgument(replay, option: "--replay", isSecretInline: SecretArgument.urlCarriesPassword)
+            guard let store = ReplayStoreConfiguration(source.value) else {
                 throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
             }
-            return store
+            return (store, source)
         }
 
         private func banner(keyring: Keyring, registry: Registry, served: [ServedApp], store: ReplayStoreConfiguration) throws -> String {

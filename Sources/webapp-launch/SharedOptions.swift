@@ -56,7 +56,8 @@ func readURLArgument(_ argument: String) throws -> String {
     return text.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// Prints a line to standard error.
+/// Prints a line to standard error with ``TerminalText/escaped(_:)`` applied, so input it
+/// echoes stays on one line and carries no terminal control sequence.
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
 }

@@ -88,11 +88,10 @@ extension WebAppLaunchCommand {
             if json {
                 var object: [String: Any] = ["valid": true]
                 for (key, value) in fields { object[key] = value }
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                try TerminalText.printJSON(object)
             } else {
-                print("valid launch")
-                for (key, value) in fields { print("  \(key.padding(toLength: 13, withPad: " ", startingAt: 0)) \(value)") }
+                TerminalText.printLine("valid launch")
+                for (key, value) in fields { TerminalText.printLine("  \(key.padding(toLength: 13, withPad: " ", startingAt: 0)) \(value)") }
             }
         }
 

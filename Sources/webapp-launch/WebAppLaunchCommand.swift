@@ -12,7 +12,10 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
 
         Quick start:
           webapp-launch serve                      # then open the printed URL
-          webapp-launch mint --app healthmagazin --access-token T --firstname Erika --lastname Mustermann --kvnumber T012345678
+          webapp-launch mint --app healthmagazin --access-token env:ACCESS_TOKEN --firstname Erika --lastname Mustermann --kvnumber T012345678
+
+        Secret options (mint --access-token, serve --replay) also take env:NAME, file:PATH or -
+        (standard input): a secret on the command line is visible to every local user (ps).
         """,
         subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Bridge.self]
     )
@@ -28,7 +31,9 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            // Messages may echo input (a path, a URL's host): escaped, so they stay one line
+            // and carry no terminal control sequence.
+            printError("error: \(failure.message)")
             Foundation.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
@@ -36,7 +41,7 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
                 exit(withError: error)
             }
             let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-            FileHandle.standardError.write(Data("error: \(message) (see --help)\n".utf8))
+            printError("error: \(message) (see --help)")
             Foundation.exit(2)
         }
     }

@@ -16,6 +16,10 @@ public struct Keyring: Sendable {
     public let keys: [KeyringKey]
     /// Whether these are development keys (shipped in the repository, hence public). The
     /// server refuses to serve non-loopback addresses with them.
+    ///
+    /// `true` when the keyring says so, and also whenever any key's secret is one of the
+    /// project's published development secrets (recognised by fingerprint), whatever the
+    /// keyring's flag says: a copy of the shipped keyring without its flag is still public.
     public let isDevelopment: Bool
     /// Each kid's key and derived keys, for the verifier's one lookup per token.
     private let derived: [String: (key: KeyringKey, keys: DerivedKeys)]
@@ -23,11 +27,13 @@ public struct Keyring: Sendable {
     /// Creates a keyring from keys.
     /// - Parameters:
     ///   - keys: The keys, oldest first; kids must be unique.
-    ///   - isDevelopment: Whether the keys are development keys.
+    ///   - isDevelopment: Whether the keys are development keys. A keyring holding a
+    ///     published development secret is development even when this is `false`.
     /// - Throws: ``KeyringError`` for duplicates, an empty list or a derivation failure.
     public init(keys: [KeyringKey], isDevelopment: Bool) throws(KeyringError) {
         guard !keys.isEmpty else { throw KeyringError(.empty, "a keyring needs at least one key") }
         var derived: [String: (key: KeyringKey, keys: DerivedKeys)] = [:]
+        var holdsPublishedSecret = false
         for key in keys {
             guard derived[key.kid] == nil else {
                 throw KeyringError(.duplicateKeyID, "the kid `\(key.kid)` appears twice")
@@ -37,35 +43,55 @@ public struct Keyring: Sendable {
             } catch {
                 throw KeyringError(.cryptoFailure, "OpenSSL failed to derive keys (error \(error.openSSLCode))")
             }
+            do {
+                if try PublishedDevelopmentSecrets.contains(key.secret) { holdsPublishedSecret = true }
+            } catch {
+                throw KeyringError(.cryptoFailure, "OpenSSL failed to fingerprint a key (error \(error.openSSLCode ?? 0))")
+            }
         }
         self.keys = keys
-        self.isDevelopment = isDevelopment
+        self.isDevelopment = isDevelopment || holdsPublishedSecret
         self.derived = derived
     }
 
     /// Loads a keyring file, refusing loose permissions on a production keyring.
+    ///
+    /// A symlink is followed (Kubernetes mounts secrets as links): the permissions judged
+    /// are those of the regular file the path resolves to, read from the same open
+    /// descriptor as its bytes, never the link's own (always 0777).
     /// - Parameter path: The file's path.
-    /// - Throws: ``KeyringError`` naming the problem: missing file, unreadable, bad JSON,
-    ///   bad or short secret, bad or duplicate kid, insecure permissions.
+    /// - Throws: ``KeyringError`` naming the problem: missing file, unreadable or not a
+    ///   regular file, bad JSON, bad or short secret, bad or duplicate kid, insecure permissions.
     public init(contentsOfFile path: String) throws(KeyringError) {
-        let fileManager = FileManager.default
-        guard fileManager.fileExists(atPath: path) else {
-            throw KeyringError(.missingFile, "no keyring file at \(path)")
-        }
-        let data: Data
-        let permissions: Int
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-            permissions = (try fileManager.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
-        } catch {
-            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
-        }
+        let (data, permissions) = try Self.readRegularFile(atPath: path)
         try self.init(json: data)
         if !isDevelopment && permissions & 0o077 != 0 {
             throw KeyringError(
                 .insecurePermissions,
                 "the keyring \(path) is accessible by group or others (mode \(String(permissions, radix: 8))); run chmod 600"
             )
+        }
+    }
+
+    /// The bytes and permission bits of the regular file `path` resolves to, both taken
+    /// through one descriptor (`fstat`, not `lstat`), so the mode checked is the mode of the
+    /// bytes read even if the path changes meanwhile. `O_NONBLOCK` keeps a FIFO from
+    /// blocking the open; it is then refused as not a regular file.
+    private static func readRegularFile(atPath path: String) throws(KeyringError) -> (data: Data, permissions: Int) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw KeyringError(.missingFile, "no keyring file at \(path)") }
+            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & 0o170000 == 0o100000 else {
+            throw KeyringError(.unreadableFile, "the keyring at \(path) is not a regular file")
+        }
+        do {
+            return (try handle.readToEnd() ?? Data(), Int(status.st_mode & 0o7777))
+        } catch {
+            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
         }
     }
 

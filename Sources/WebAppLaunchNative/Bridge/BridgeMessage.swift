@@ -15,6 +15,9 @@ import Foundation
 ///
 /// The object is either exactly `{action, data}` or exactly `{type, value}` (the older
 /// plugin shape); extra keys or a mix of both are refused, so a message means one thing.
+/// For the same reason JSON text in which any object names a key twice (however the key is
+/// escaped) is refused as ``BridgeMessageError/Code/duplicateKey``: parsers silently keep
+/// one of the two. (A dictionary body from WebKit has already lost any duplicate.)
 /// JSON text is bounded to ``maximumJSONLength`` bytes before it is parsed. Decode only
 /// messages whose frame passes ``NavigationPolicy/isAppOrigin(scheme:host:port:)``.
 public enum BridgeMessage: Sendable, Hashable {
@@ -74,6 +77,9 @@ public enum BridgeMessage: Sendable, Hashable {
         }
         guard let object = parsed as? [String: Any] else {
             throw BridgeMessageError(.unsupportedBody, "a JSON message must be an object")
+        }
+        guard !JSONDuplicateKeys.containsDuplicate(in: json) else {
+            throw BridgeMessageError(.duplicateKey, "an object in the message names the same key twice")
         }
         try self.init(object: object)
     }

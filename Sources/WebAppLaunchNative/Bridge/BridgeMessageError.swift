@@ -39,6 +39,10 @@ public struct BridgeMessageError: Error, Sendable, Hashable, CustomStringConvert
         public static let notHTTPS = Code(rawValue: "not_https")
         /// `openUrl` is not a well-formed `https` URL (userinfo, backslash, bad host, spaces…).
         public static let malformedURL = Code(rawValue: "malformed_url")
+        /// An object in the JSON text names the same key twice (after unescaping, so
+        /// `"\u0061ction"` repeats `"action"`). Parsers silently keep one of the two, so such
+        /// a message could mean different things to different readers.
+        public static let duplicateKey = Code(rawValue: "duplicate_key")
     }
 
     /// What went wrong, stable across releases.

@@ -40,7 +40,7 @@ public enum ReplayStoreConfiguration: Sendable, Hashable, CustomStringConvertibl
     /// (default `~/.local/state/webapp-launch`), a directory created with mode 0700.
     /// - Returns: `.sqlite` at that path.
     /// - Throws: ``ServerConfigurationError`` when the directory cannot be created.
-    public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReplayStoreConfiguration {
+    public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ServerConfigurationError) -> ReplayStoreConfiguration {
         let base: String
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = state

@@ -29,9 +29,15 @@ enum CLI {
     /// - Parameters:
     ///   - arguments: The arguments after the executable's name.
     ///   - input: Text for standard input (for `-` arguments).
+    ///   - environment: Variables added to (or replacing those of) the test's environment.
     ///   - timeout: How long it may run before it is killed and an error thrown.
-    static func run(_ arguments: [String], input: String? = nil, timeout: Duration = .seconds(20)) throws -> SubprocessResult {
-        try runSubprocess(executablePath, arguments, input: input, timeout: timeout)
+    static func run(
+        _ arguments: [String],
+        input: String? = nil,
+        environment: [String: String] = [:],
+        timeout: Duration = .seconds(20)
+    ) throws -> SubprocessResult {
+        try runSubprocess(executablePath, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Runs `webapp-launch mint` for `app` and the test user, returning the URL it printed.
