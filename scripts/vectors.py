@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates Tests/WebAppLaunchTests/Vectors/vectors.json: the launch-token test vectors.
 
-An independent implementation of SPEC.md (format version 1) in Python, using only the
+An independent implementation of SPEC.md (format version 2) in Python, using only the
 standard library and the `cryptography` package (HMAC, HKDF, AES-GCM). It never calls the
 Swift code: the Swift suite (VectorTests.swift) checks itself against what this script
 writes, so the two implementations keep each other honest.
@@ -29,14 +29,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT = os.path.join(ROOT, "Tests", "WebAppLaunchTests", "Vectors", "vectors.json")
 
 # SPEC.md, "Labels".
-TOKEN_MAC_LABEL = b"WebAppLaunch-v1 token"
-MAC_KEY_INFO = b"WebAppLaunch-v1 mac key"
-SEAL_KEY_INFO = b"WebAppLaunch-v1 seal key"
-SESSION_KEY_INFO = b"WebAppLaunch-v1 session key"
-REPLAY_KEY_INFO = b"WebAppLaunch-v1 replay key"
-SESSION_AAD_LABEL = b"WebAppLaunch-v1 session"
+APP_KEY_INFO = b"WebAppLaunch-v2 app key"
+TOKEN_MAC_LABEL = b"WebAppLaunch-v2 token"
+MAC_KEY_INFO = b"WebAppLaunch-v2 mac key"
+SEAL_KEY_INFO = b"WebAppLaunch-v2 seal key"
+SESSION_KEY_INFO = b"WebAppLaunch-v2 session key"
+REPLAY_KEY_INFO = b"WebAppLaunch-v2 replay key"
+SESSION_AAD_LABEL = b"WebAppLaunch-v2 session"
 
-VERSION = 1
+VERSION = 2
+SESSION_VERSION = 2
 MODES = {"signed": 1, "sealed": 2}
 KID_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 SKEW = 60
@@ -182,17 +184,28 @@ def assemble(mac_key: bytes, header: bytes, body: bytes):
     return blob + mac, mac_input, mac
 
 
-def derived_keys(secret: bytes):
+def app_key(root_secret: bytes, app_id: str) -> bytes:
+    """SPEC.md 2.2: the app key, HKDF over the root secret with the length-prefixed app id."""
+    return hkdf(root_secret, APP_KEY_INFO + u8_prefixed(app_id.encode()))
+
+
+def derived_keys(app_key_bytes: bytes):
+    """SPEC.md 2.3: an app's four keys, from its app key."""
     return {
-        "mac": hkdf(secret, MAC_KEY_INFO),
-        "seal": hkdf(secret, SEAL_KEY_INFO),
-        "session": hkdf(secret, SESSION_KEY_INFO),
-        "replay": hkdf(secret, REPLAY_KEY_INFO),
+        "app": app_key_bytes,
+        "mac": hkdf(app_key_bytes, MAC_KEY_INFO),
+        "seal": hkdf(app_key_bytes, SEAL_KEY_INFO),
+        "session": hkdf(app_key_bytes, SESSION_KEY_INFO),
+        "replay": hkdf(app_key_bytes, REPLAY_KEY_INFO),
     }
 
 
+def app_keys(root_secret: bytes, app_id: str):
+    return derived_keys(app_key(root_secret, app_id))
+
+
 def mint(secret, kid, app_id, registered_url, iat, lifetime, mode, user, nonce, iv):
-    keys = derived_keys(secret)
+    keys = app_keys(secret, app_id)
     audience = normalise_url(registered_url)
     first = unicodedata.normalize("NFC", user["firstname"])
     last = unicodedata.normalize("NFC", user["lastname"])
@@ -320,6 +333,7 @@ def positive_vectors():
                 "iv_hex": iv.hex() if iv is not None else None,
             },
             "intermediates": {
+                "app_key_hex": m["keys"]["app"].hex(),
                 "mac_key_hex": m["keys"]["mac"].hex(),
                 "seal_key_hex": m["keys"]["seal"].hex(),
                 "session_key_hex": m["keys"]["session"].hex(),
@@ -359,24 +373,42 @@ NEG_USER = dict(access_token="at", firstname="Jürgen", lastname="Groß", kvnumb
 
 def forge(*, version=VERSION, mode="signed", kid=NEG_KID, iat=NEG_IAT, exp=NEG_IAT + 60, app=NEG_APP,
           aud=NEG_URL, claims=None, body=None, mac_secret=NEG_SECRET, seal_secret=NEG_SECRET,
-          iv=None, nonce=None, tamper_tag=False):
-    """A properly MACed token with arbitrary header and claim values."""
+          key_app=NEG_APP, iv=None, nonce=None, tamper_tag=False, mac_key=None, raw_header=None):
+    """A properly MACed token with arbitrary header and claim values. The MAC and sealing keys
+    are those of `key_app` under the root secrets (the verifier's app by default), whatever
+    the header's `app` says; `mac_key` overrides the MAC key outright."""
     nonce = nonce if nonce is not None else fixed("negative nonce", 16)
     mode_byte = MODES[mode] if isinstance(mode, str) else mode
-    header = header_bytes(version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud.encode())
+    header = raw_header if raw_header is not None else header_bytes(
+        version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud.encode())
     if claims is None:
         claims = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
     if body is None:
         if mode == "sealed":
             iv = iv or fixed("negative iv", 12)
-            sealed = bytearray(AESGCM(hkdf(seal_secret, SEAL_KEY_INFO)).encrypt(iv, claims, header))
+            sealed = bytearray(AESGCM(app_keys(seal_secret, key_app)["seal"]).encrypt(iv, claims, header))
             if tamper_tag:
                 sealed[-1] ^= 0x01
             body = iv + bytes(sealed)
         else:
             body = claims
-    blob, _, _ = assemble(hkdf(mac_secret, MAC_KEY_INFO), header, body)
+    blob, _, _ = assemble(mac_key or app_keys(mac_secret, key_app)["mac"], header, body)
     return blob
+
+
+def launcher_keyring(*keys):
+    """A launcher keyring for a vector: (kid, status, root secret) triples."""
+    return {"kind": "launcher", "app": None,
+            "keys": [{"kid": kid, "status": status, "secret_hex": secret.hex()} for kid, status, secret in keys]}
+
+
+def app_keyring(app_id, *keys):
+    """The app keyring of `app_id` exported from a launcher keyring's (kid, status, root secret) triples."""
+    return {"kind": "app", "app": app_id,
+            "keys": [{"kid": kid, "status": status, "app_key_hex": app_key(secret, app_id).hex()} for kid, status, secret in keys]}
+
+
+NEG_KEYRING = launcher_keyring((NEG_KID, "active", NEG_SECRET))
 
 
 def negative_vectors():
@@ -396,17 +428,21 @@ def negative_vectors():
     nfd_claims = claims_block(b"at", "Ju\u0308rgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())
     bad_kvnr_claims = claims_block(b"at", "Jürgen".encode(), "Groß".encode(), kvnr_with_wrong_check_digit("A", "12345678").encode())
     lower_kvnr_claims = claims_block(b"at", "Jürgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].lower().encode())
+    # Per-app keys (SPEC.md 2.2): the launcher mints for `bonus` under the same root secret and kid.
+    bonus_keys = app_keys(NEG_SECRET, "bonus")
+    for_bonus = b64url(forge(app="bonus", aud="https://bonus.example/start", key_app="bonus"))
+    magazin_app_keyring = app_keyring(NEG_APP, (NEG_KID, "active", NEG_SECRET))
     cases = [
         ("the reference token of the negative vectors verifies", dict(token=good_token), None),
         ("last MAC bit flipped", dict(token=b64url(bytes(flipped))), "bad_signature"),
         ("MACed with another secret under the same kid", dict(token=b64url(forge(mac_secret=fixed("other", 32)))), "bad_signature"),
         ("kid not in the keyring", dict(token=b64url(forge(kid="neg-2"))), "unknown_key"),
-        ("format version 2", dict(token=b64url(forge(version=2))), "unsupported_version"),
+        ("format version 3", dict(token=b64url(forge(version=3))), "unsupported_version"),
         ("mode byte 3", dict(token=b64url(forge(mode=3))), "unsupported_mode"),
         ("padding appended", dict(token=odd_token + "=" * (-len(odd_token) % 4)), "malformed"),
         ("non-canonical trailing bits", dict(token=non_canonical), "malformed"),
         ("standard-alphabet character", dict(token="+" + good_token[1:]), "malformed"),
-        ("token longer than 16384 characters", dict(token="A" * 16385), "too_large"),
+        ("token longer than 16384 bytes", dict(token="A" * 16385), "too_large"),
         ("expired: now = exp + skew", dict(token=good_token, now=NEG_IAT + 60 + SKEW), "expired"),
         ("still valid: now = exp + skew - 1", dict(token=good_token, now=NEG_IAT + 60 + SKEW - 1), None),
         ("not yet valid: now = iat - skew - 1", dict(token=good_token, now=NEG_IAT - SKEW - 1), "not_yet_valid"),
@@ -414,7 +450,7 @@ def negative_vectors():
         ("lifetime of 301 seconds", dict(token=b64url(forge(exp=NEG_IAT + 301))), "lifetime_too_long"),
         ("audience with a trailing slash", dict(token=b64url(forge(aud=NEG_URL + "/"))), "wrong_audience"),
         ("audience with upper-case host", dict(token=b64url(forge(aud="https://Magazin.example/app"))), "wrong_audience"),
-        ("another app id", dict(token=b64url(forge(app="bonus"))), "wrong_app"),
+        ("another app id in a header MACed with this app's keys", dict(token=b64url(forge(app="bonus"))), "wrong_app"),
         ("extra query parameter", dict(query="launch=" + good_token + "&debug=1"), "unexpected_parameters"),
         ("launch given twice", dict(query="launch=" + good_token + "&launch=" + good_token), "malformed"),
         ("KVNR with a wrong check digit", dict(token=b64url(forge(claims=bad_kvnr_claims))), "invalid_claims"),
@@ -422,44 +458,82 @@ def negative_vectors():
         ("first name in NFD", dict(token=b64url(forge(claims=nfd_claims))), "invalid_claims"),
         ("sealed, GCM tag altered then re-MACed", dict(token=b64url(forge(mode="sealed", tamper_tag=True))), "invalid_claims"),
         ("sealed under another secret's seal key, MAC correct", dict(token=b64url(forge(mode="sealed", seal_secret=fixed("other", 32)))), "invalid_claims"),
+        # Keys and statuses.
+        ("kid revoked in the keyring", dict(token=good_token, keyring=launcher_keyring((NEG_KID, "revoked", NEG_SECRET))), "revoked_key"),
+        ("kid verify-only in the keyring still verifies", dict(token=good_token, keyring=launcher_keyring((NEG_KID, "verify-only", NEG_SECRET))), None),
+        ("format version 1 (before per-app keys)", dict(token=b64url(forge(version=1))), "unsupported_version"),
+        # Per-app keys.
+        ("this app's app keyring verifies a launch the launcher minted for this app", dict(token=good_token, keyring=magazin_app_keyring), None),
+        ("minted for another app (same root secret and kid), verified with this app's app keyring",
+         dict(token=for_bonus, keyring=magazin_app_keyring), "bad_signature"),
+        ("minted for another app (same root secret and kid), verified with the launcher keyring for this app",
+         dict(token=for_bonus), "bad_signature"),
+        ("another app's app key used as this app's root secret",
+         dict(token=b64url(forge(mac_secret=bonus_keys["app"]))), "bad_signature"),
+        ("MACed with another app's MAC key, header naming this app",
+         dict(token=b64url(forge(mac_key=bonus_keys["mac"]))), "bad_signature"),
+        ("MACed with the root secret's own HKDF keys (no app key step)",
+         dict(token=b64url(forge(mac_key=hkdf(NEG_SECRET, MAC_KEY_INFO)))), "bad_signature"),
+        ("sealed with another app's seal key, MACed with this app's keyring",
+         dict(token=b64url(forge_sealed_with(bonus_keys["seal"])), keyring=magazin_app_keyring), "invalid_claims"),
     ]
     out = []
     for index, (description, inputs, error) in enumerate(cases, start=1):
         entry = {
             "name": f"n{index:02d}",
             "description": description,
-            "secret_hex": NEG_SECRET.hex(),
-            "kid": NEG_KID,
+            "keyring": inputs.get("keyring", NEG_KEYRING),
             "app_id": NEG_APP,
             "registered_url": NEG_URL,
             "now": inputs.get("now", NEG_IAT),
             "token": inputs.get("token"),
             "query": inputs.get("query"),
+            "form": inputs.get("form"),
             "expected_error": error,
         }
         out.append(entry)
     return out
 
 
+def forge_sealed_with(seal_key: bytes) -> bytes:
+    """A sealed token whose claims are sealed under `seal_key`, MACed with this app's MAC key."""
+    nonce = fixed("negative nonce", 16)
+    header = header_bytes(VERSION, MODES["sealed"], NEG_KID.encode(), NEG_IAT, NEG_IAT + 60, nonce,
+                          NEG_APP.encode(), NEG_URL.encode())
+    claims = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
+    iv = fixed("negative iv", 12)
+    body = iv + AESGCM(seal_key).encrypt(iv, claims, header)
+    blob, _, _ = assemble(app_keys(NEG_SECRET, NEG_APP)["mac"], header, body)
+    return blob
+
+
 # ---------------------------------------------------------------- session cookies
+
+def session_aad(app_id: str, kid: str) -> bytes:
+    return SESSION_AAD_LABEL + u8_prefixed(app_id.encode()) + u8_prefixed(kid.encode())
+
+
+def seal_cookie(session_key: bytes, app_id: str, kid: str, iv: bytes, payload: bytes) -> str:
+    sealed = AESGCM(session_key).encrypt(iv, payload, session_aad(app_id, kid))
+    return b64url(bytes([SESSION_VERSION]) + u8_prefixed(kid.encode()) + iv + sealed)
+
 
 def session_vectors():
     out = []
-    for index, (payload, kid) in enumerate([(b"", "s1"), (b'{"sub":"A123456780"}', "2026-11"), (fixed("payload", 300), "k" * 64)], start=1):
+    for index, (payload, kid, app_id) in enumerate([(b"", "s1", "healthmagazin"), (b'{"sub":"A123456780"}', "2026-11", "bonus"),
+                                                    (fixed("payload", 300), "k" * 64, "a" * 64)], start=1):
         secret = fixed(f"session secret {index}", 32)
-        key = hkdf(secret, SESSION_KEY_INFO)
+        keys = app_keys(secret, app_id)
         iv = fixed(f"session {index} iv", 12)
-        kid_bytes = kid.encode()
-        sealed = AESGCM(key).encrypt(iv, payload, SESSION_AAD_LABEL + kid_bytes)
-        text = b64url(bytes([1, len(kid_bytes)]) + kid_bytes + iv + sealed)
         out.append({
             "name": f"s{index:02d}",
-            "secret_hex": secret.hex(),
-            "kid": kid,
+            "keyring": launcher_keyring((kid, "active", secret)),
+            "app_id": app_id,
             "payload_hex": payload.hex(),
             "iv_hex": iv.hex(),
-            "session_key_hex": key.hex(),
-            "cookie": text,
+            "app_key_hex": keys["app"].hex(),
+            "session_key_hex": keys["session"].hex(),
+            "cookie": seal_cookie(keys["session"], app_id, kid, iv, payload),
         })
     return out
 
@@ -470,9 +544,10 @@ def main():
         "generator": "scripts/vectors.py (Python, cryptography package; independent of the Swift code)",
         "notes": [
             "All hex is lower case. Integers are JSON numbers; iat and exp are seconds since 1970.",
-            "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a keyring holding secret under kid, for app_id at registered_url, must give exactly expected.claims.",
-            "Negative vectors: a verifier whose keyring holds only secret under kid (status active), for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384), at now, must reject token (verified alone) or query (verified as a request query) with expected_error; null means it must accept.",
-            "Session vectors: a keyring holding secret under kid must open cookie to payload.",
+            "A keyring object is {kind, app, keys}: kind launcher (keys carry secret_hex, a root secret) or app (keys carry app_key_hex, the app key of app, SPEC.md 2.2).",
+            "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a launcher keyring holding secret under kid (or the app keyring of app_id holding app_key under kid), for app_id at registered_url, must give exactly expected.claims.",
+            "Negative vectors: a verifier with keyring, for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384 bytes), at now, must reject token (verified alone) or query and form (verified as a request) with expected_error; null means it must accept.",
+            "Session vectors: a sealer for app_id with keyring must seal payload with iv to exactly cookie, and open cookie to payload.",
         ],
         "vectors": positive_vectors(),
         "negative": negative_vectors(),

@@ -48,7 +48,12 @@ extension WebAppLaunchCommand {
         }
 
         func run() throws {
-            let signer = LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
+            let signer: LaunchSigner
+            do {
+                signer = try LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
+            } catch let error as KeyringError {
+                throw CommandFailure.configuration("keyring \(keyring.path): \(error)")
+            }
             let user = LaunchUser(accessToken: accessToken, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
             do {
                 let url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)

@@ -39,8 +39,15 @@ extension WebAppLaunchCommand {
             let keyring = try keyring.load()
             let expectedAudience = try expectedAudience(for: text)
             let registry = try? registry.load()
-            let appID = app ?? registry?.app(at: expectedAudience)?.id ?? (try? LaunchInspector.unverifiedHeader(of: text).appID) ?? ""
-            let verifier = LaunchVerifier(keyring: keyring, appID: appID, audiences: [expectedAudience])
+            // An app keyring verifies its own app only: that app is the default.
+            let appID = app ?? keyring.appID ?? registry?.app(at: expectedAudience)?.id
+                ?? (try? LaunchInspector.unverifiedHeader(of: text).appID) ?? ""
+            let verifier: LaunchVerifier
+            do {
+                verifier = try LaunchVerifier(keyring: keyring, appID: appID, audiences: [expectedAudience])
+            } catch {
+                throw CommandFailure.configuration("keyring \(self.keyring.path): \(error)")
+            }
             let launch: VerifiedLaunch
             do {
                 launch = try verifier.verify(url: text, now: Date())

@@ -1,4 +1,4 @@
-/// Reading and writing the binary token of format version 1, byte by byte as SPEC.md states:
+/// Reading and writing the binary token of format version 2, byte by byte as SPEC.md states:
 ///
 /// ```
 /// version u8 | mode u8 | kid_len u8 | kid | iat u64 | exp u64 | nonce[16]
@@ -8,7 +8,7 @@
 /// `iv[12] || AES-256-GCM(claims) || tag[16]` (sealed). The claims block is four
 /// `u16 length || bytes` fields: access token, first name, last name, KVNR.
 enum TokenLayout {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     static let nonceByteCount = 16
     static let macByteCount = 32
     /// The smallest possible token: one-byte kid, app and audience, empty body.

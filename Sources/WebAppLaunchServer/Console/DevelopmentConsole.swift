@@ -30,9 +30,10 @@ public struct DevelopmentConsole: Sendable {
     /// - Parameters:
     ///   - keyring: The server's keyring.
     ///   - host: The bind address.
-    /// - Returns: `true` only for a development keyring on a loopback host.
+    /// - Returns: `true` only for a development launcher keyring on a loopback host (an app
+    ///   keyring cannot mint).
     public static func isPermitted(keyring: Keyring, host: String) -> Bool {
-        keyring.isDevelopment && RegisteredURL.isLoopback(host.lowercased())
+        keyring.isDevelopment && keyring.appID == nil && RegisteredURL.isLoopback(host.lowercased())
     }
 
     /// Creates the console.
@@ -41,8 +42,9 @@ public struct DevelopmentConsole: Sendable {
     ///   - registry: The apps shown as cards (as served: rebased to the server's port).
     ///   - users: The demo users.
     ///   - clock: The issue time of minted launches (the server's clock).
-    public init(keyring: Keyring, registry: Registry, users: [DemoUser], clock: @escaping @Sendable () -> Date = { Date() }) {
-        self.signer = LaunchSigner(keyring: keyring, registry: registry)
+    /// - Throws: ``KeyringError/Code/notLauncherKeyring`` for an app keyring.
+    public init(keyring: Keyring, registry: Registry, users: [DemoUser], clock: @escaping @Sendable () -> Date = { Date() }) throws(KeyringError) {
+        self.signer = try LaunchSigner(keyring: keyring, registry: registry)
         self.registry = registry
         self.users = users
         self.clock = clock

@@ -21,14 +21,19 @@ public struct WebAppServer: Sendable {
     /// The server's logger; it never receives tokens, names, KVNRs, MACs, cookies or keys.
     public let logger: Logger
     private let renderer = PageRenderer()
+    /// Each served app with its verification middleware; the app's keys are derived once, at init.
+    private let endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)]
+    /// The launcher console, when permitted (``WebAppServerConfiguration/servesDevelopmentConsole``).
+    private let console: DevelopmentConsole?
 
     /// Checks the configuration and opens the replay store.
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - logger: Where the server logs.
     /// - Returns: A server ready to build its application.
-    /// - Throws: ``ServerConfigurationError`` for a bad setting, ``ReplayStoreError`` when the
-    ///   store cannot be opened.
+    /// - Throws: ``ServerConfigurationError`` for a bad setting, ``KeyringError`` when the
+    ///   keyring cannot serve an app (`app_mismatch`: an app keyring of another app),
+    ///   ``ReplayStoreError`` when the store cannot be opened.
     public static func make(configuration: WebAppServerConfiguration, logger: Logger = Logger(label: "webapp-launch")) async throws -> WebAppServer {
         try configuration.validate()
         let store: any ReplayStore
@@ -40,7 +45,7 @@ public struct WebAppServer: Sendable {
         case .postgres(let url):
             store = try await PostgresReplayStore.connect(url: url, logger: logger)
         }
-        return WebAppServer(configuration: configuration, replayStore: store, logger: logger)
+        return try WebAppServer(configuration: configuration, replayStore: store, logger: logger)
     }
 
     /// Creates a server around an existing replay store (tests, embedding apps).
@@ -48,11 +53,35 @@ public struct WebAppServer: Sendable {
     ///   - configuration: The settings (validated by the caller).
     ///   - replayStore: The store.
     ///   - logger: Where the server logs.
-    public init(configuration: WebAppServerConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch")) {
+    /// - Throws: ``KeyringError`` when the keyring cannot serve a configured app: an app
+    ///   keyring serves its own app only (`app_mismatch`).
+    public init(configuration: WebAppServerConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch")) throws(KeyringError) {
         self.configuration = configuration
         self.replayStore = replayStore
-        self.metrics = LaunchMetrics()
+        let metrics = LaunchMetrics()
+        self.metrics = metrics
         self.logger = logger
+        var endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)] = []
+        for served in configuration.apps {
+            let verifier = try LaunchVerifier(
+                keyring: configuration.keyring,
+                appID: served.app.id,
+                audiences: [served.publicURL],
+                policy: configuration.policy
+            )
+            let middleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
+                verifier: verifier,
+                replayStore: replayStore,
+                sessionLifetime: configuration.sessionLifetime,
+                clock: configuration.clock,
+                metrics: metrics
+            )
+            endpoints.append((served, middleware))
+        }
+        self.endpoints = endpoints
+        self.console = configuration.servesDevelopmentConsole
+            ? try DevelopmentConsole(keyring: configuration.keyring, registry: configuration.registry, users: configuration.demoUsers, clock: configuration.clock)
+            : nil
     }
 
     /// Builds the router with every route and middleware.
@@ -71,26 +100,8 @@ public struct WebAppServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: metrics.exposition()))
             )
         }
-        if configuration.servesDevelopmentConsole {
-            DevelopmentConsole(keyring: configuration.keyring, registry: configuration.registry, users: configuration.demoUsers, clock: configuration.clock)
-                .addRoutes(to: router)
-        }
-        let sealer = SessionSealer(keyring: configuration.keyring)
-        for served in configuration.apps {
-            let verifier = LaunchVerifier(
-                keyring: configuration.keyring,
-                appID: served.app.id,
-                audiences: [served.publicURL],
-                policy: configuration.policy
-            )
-            let middleware = LaunchVerificationMiddleware<WebAppRequestContext>(
-                verifier: verifier,
-                replayStore: replayStore,
-                sessionSealer: sealer,
-                sessionLifetime: configuration.sessionLifetime,
-                clock: configuration.clock,
-                metrics: metrics
-            )
+        console?.addRoutes(to: router)
+        for (served, middleware) in endpoints {
             let renderer = renderer
             let app = served.app
             let page: @Sendable (Request, WebAppRequestContext) async throws -> Response = { _, context in

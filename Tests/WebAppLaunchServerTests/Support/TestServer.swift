@@ -22,7 +22,7 @@ struct TestServer: Sendable {
         try configuration.validate()
         self.clock = clock
         self.logs = logs
-        server = WebAppServer(configuration: configuration, replayStore: replayStore, logger: logs.makeLogger())
+        server = try WebAppServer(configuration: configuration, replayStore: replayStore, logger: logs.makeLogger())
     }
 
     /// Runs `body` against the server's application: through the router, or over a real socket.
