@@ -119,7 +119,7 @@ public struct LaunchVerifier: Sendable {
     func verify(token: Substring, otherQueryParameters: [Substring]?, now: UInt64) throws(LaunchError) -> VerifiedLaunch {
         // 1. Size and shape, before any work proportional to the input.
         guard token.utf8.count <= policy.maximumTokenLength else {
-            throw LaunchError(.tooLarge, "the token exceeds \(policy.maximumTokenLength) characters")
+            throw LaunchError(.tooLarge, "the token exceeds \(policy.maximumTokenLength) bytes")
         }
         var text = token
         let decoded = text.withUTF8 { Base64URL.decode(utf8: UnsafeRawBufferPointer($0)) }
