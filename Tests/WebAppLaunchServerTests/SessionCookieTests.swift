@@ -14,8 +14,7 @@ struct SessionCookieTests {
     static func sealedSession(by sealer: SessionSealer, expiresAt: UInt64) throws -> String {
         let verifier = try LaunchVerifier(keyring: Fixtures.keyring, app: magazin)
         let launch = try verifier.verify(token: Fixtures.token(for: magazin), now: Fixtures.now)
-        let session = LaunchSession(launch: launch, expiresAt: expiresAt)
-        return try sealer.seal(Array(JSONEncoder().encode(session)))
+        return try sealer.sealSession(SessionPayload(launch: launch, expiresAt: expiresAt, includeAccessToken: true))
     }
 
     static func expectNoPage(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) {

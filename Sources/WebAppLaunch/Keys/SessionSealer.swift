@@ -79,6 +79,33 @@ public struct SessionSealer: Sendable {
         )
     }
 
+    /// Seals a session (SPEC.md §12): its payload, under this app's session key.
+    /// - Parameter session: The session; it must be for this sealer's app.
+    /// - Returns: The cookie value.
+    /// - Throws: `invalid_claims` for a session of another app, `no_signing_key`, `crypto_failure`.
+    package func sealSession(_ session: SessionPayload) throws(LaunchError) -> String {
+        try sealSession(session, iv: try SecureRandom.bytes(count: AES256GCM.ivByteCount))
+    }
+
+    /// Seals a session with a given IV: the test vectors' path.
+    func sealSession(_ session: SessionPayload, iv: [UInt8]) throws(LaunchError) -> String {
+        guard session.appID == appID else { throw LaunchError(.invalidClaims, "the session is for another app") }
+        return try seal(session.encoded(), iv: iv)
+    }
+
+    /// Opens a session cookie (SPEC.md §12): the envelope, then the payload, which must be
+    /// for this app and not yet expired.
+    /// - Parameters:
+    ///   - text: The cookie value.
+    ///   - now: The current time, seconds since 1970.
+    /// - Returns: The session, or `nil` for no session.
+    package func openSession(_ text: some StringProtocol, now: UInt64) -> SessionPayload? {
+        guard let bytes = open(text), let session = SessionPayload.decode(bytes),
+              session.appID == appID, now < session.expiresAt
+        else { return nil }
+        return session
+    }
+
     /// `"WebAppLaunch-v2 session" || u8 app_len || app || u8 kid_len || kid`.
     private func associatedData(kid: ArraySlice<UInt8>) -> [UInt8] {
         let app = Array(appID.utf8)

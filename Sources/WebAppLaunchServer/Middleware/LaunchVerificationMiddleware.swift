@@ -72,7 +72,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         }
         let now = UnixSeconds.of(clock())
         if let value = request.cookies[Self.cookieName]?.value,
-           let session = cookies.open(value[...], appID: verifier.appID, now: now) {
+           let session = cookies.open(value[...], now: now) {
             var context = context
             context.launchSession = session
             return try await next(request, context)
