@@ -150,6 +150,57 @@ def launch_url(audience: str, token: str) -> str:
     return audience + ("&" if "?" in audience else "?") + "launch=" + token
 
 
+# ---------------------------------------------------------------- claim rules (SPEC.md 10)
+
+NAME_SCALARS_FILE = os.path.join(ROOT, "SPEC.name-scalars.txt")
+# SPEC.md 10.3: the allowed White_Space scalars, which a name must not start or end with.
+EDGE_SPACES = {0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000}
+
+
+def load_name_scalars():
+    """SPEC.name-scalars.txt, the normative table of SPEC.md 10.3 (inclusive hex ranges)."""
+    ranges = []
+    with open(NAME_SCALARS_FILE, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            low, high = line.strip().split("..")
+            ranges.append((int(low, 16), int(high, 16)))
+    return ranges
+
+
+NAME_SCALARS = load_name_scalars()
+
+
+def name_scalar_allowed(value: int) -> bool:
+    import bisect
+    index = bisect.bisect_right(NAME_SCALARS, (value, 0x10FFFF + 1)) - 1
+    return index >= 0 and NAME_SCALARS[index][0] <= value <= NAME_SCALARS[index][1]
+
+
+def is_valid_name(name: str) -> bool:
+    """SPEC.md 10.3, as a verifier applies it (the minter NFC-normalises first). Every
+    allowed scalar is assigned in Unicode 14.0, so this Python's NFC (14.0) gives the answer
+    every normaliser of 14.0 or later gives."""
+    data = name.encode("utf-8")
+    if not 1 <= len(data) <= 256:
+        return False
+    if not all(name_scalar_allowed(ord(c)) for c in name):
+        return False
+    if ord(name[0]) in EDGE_SPACES or ord(name[-1]) in EDGE_SPACES:
+        return False
+    return unicodedata.normalize("NFC", name) == name
+
+
+def is_valid_access_token(token: bytes) -> bool:
+    return 1 <= len(token) <= 8192 and all(0x21 <= b <= 0x7E for b in token)
+
+
+def is_valid_kvnr(text: str) -> bool:
+    return (len(text) == 10 and "A" <= text[0] <= "Z" and text[1:].isascii() and text[1:].isdigit()
+            and kvnr_check_digit(text[0], text[1:9]) == int(text[9]))
+
+
 # ---------------------------------------------------------------- token
 
 def u8_prefixed(field: bytes) -> bytes:
@@ -209,6 +260,8 @@ def mint(secret, kid, app_id, registered_url, iat, lifetime, mode, user, nonce, 
     audience = normalise_url(registered_url)
     first = unicodedata.normalize("NFC", user["firstname"])
     last = unicodedata.normalize("NFC", user["lastname"])
+    assert is_valid_name(first) and is_valid_name(last) and is_valid_kvnr(user["kvnumber"])
+    assert is_valid_access_token(user["access_token"].encode())
     header = header_bytes(VERSION, MODES[mode], kid.encode(), iat, iat + lifetime, nonce, app_id.encode(), audience.encode())
     claims = claims_block(user["access_token"].encode(), first.encode(), last.encode(), user["kvnumber"].encode())
     if mode == "sealed":
@@ -373,14 +426,15 @@ NEG_USER = dict(access_token="at", firstname="Jürgen", lastname="Groß", kvnumb
 
 def forge(*, version=VERSION, mode="signed", kid=NEG_KID, iat=NEG_IAT, exp=NEG_IAT + 60, app=NEG_APP,
           aud=NEG_URL, claims=None, body=None, mac_secret=NEG_SECRET, seal_secret=NEG_SECRET,
-          key_app=NEG_APP, iv=None, nonce=None, tamper_tag=False, mac_key=None, raw_header=None):
+          key_app=NEG_APP, iv=None, nonce=None, tamper_tag=False, mac_key=None, raw_header=None,
+          aud_bytes=None, body_len=None):
     """A properly MACed token with arbitrary header and claim values. The MAC and sealing keys
     are those of `key_app` under the root secrets (the verifier's app by default), whatever
     the header's `app` says; `mac_key` overrides the MAC key outright."""
     nonce = nonce if nonce is not None else fixed("negative nonce", 16)
     mode_byte = MODES[mode] if isinstance(mode, str) else mode
     header = raw_header if raw_header is not None else header_bytes(
-        version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud.encode())
+        version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud_bytes if aud_bytes is not None else aud.encode())
     if claims is None:
         claims = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
     if body is None:
@@ -392,7 +446,12 @@ def forge(*, version=VERSION, mode="signed", kid=NEG_KID, iat=NEG_IAT, exp=NEG_I
             body = iv + bytes(sealed)
         else:
             body = claims
-    blob, _, _ = assemble(mac_key or app_keys(mac_secret, key_app)["mac"], header, body)
+    key = mac_key or app_keys(mac_secret, key_app)["mac"]
+    if body_len is not None:
+        # A declared body length that disagrees with the body, properly MACed (step 5).
+        unmaced = header + struct.pack(">I", body_len) + body
+        return unmaced + hmac_sha256(key, TOKEN_MAC_LABEL + unmaced)
+    blob, _, _ = assemble(key, header, body)
     return blob
 
 
@@ -477,6 +536,7 @@ def negative_vectors():
         ("sealed with another app's seal key, MACed with this app's keyring",
          dict(token=b64url(forge_sealed_with(bonus_keys["seal"])), keyring=magazin_app_keyring), "invalid_claims"),
     ]
+    cases += step5_cases() + request_cases(good_token) + url_cases(good_token) + name_cases()
     out = []
     for index, (description, inputs, error) in enumerate(cases, start=1):
         entry = {
@@ -489,9 +549,93 @@ def negative_vectors():
             "token": inputs.get("token"),
             "query": inputs.get("query"),
             "form": inputs.get("form"),
+            "url": inputs.get("url"),
             "expected_error": error,
         }
         out.append(entry)
+    return out
+
+
+def step5_cases():
+    """SPEC.md 11 step 5: structure read only after the MAC; every case properly MACed."""
+    body = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
+    long_aud = NEG_URL + "/" + "a" * (3000 - len(NEG_URL) - 1)
+    boundary_aud = NEG_URL + "/" + "b" * (2048 - len(NEG_URL) - 1)
+    assert len(long_aud) == 3000 and len(boundary_aud) == 2048
+    return [
+        ("step 5: body_len runs past the MAC", dict(token=b64url(forge(body_len=len(body) + 1))), "malformed"),
+        ("step 5: bytes left between the body and the MAC", dict(token=b64url(forge(body_len=len(body) - 1))), "malformed"),
+        ("step 5: body_len of 2^32 - 1", dict(token=b64url(forge(body_len=0xFFFFFFFF))), "malformed"),
+        ("step 5: an app id with a character outside [A-Za-z0-9._-]", dict(token=b64url(forge(app="health/magazin"))), "malformed"),
+        ("step 5: an empty app id", dict(token=b64url(forge(app=""))), "malformed"),
+        ("step 5: a 65-byte app id", dict(token=b64url(forge(app="a" * 65))), "malformed"),
+        ("step 5: an audience that is not UTF-8", dict(token=b64url(forge(aud_bytes=b"https://magazin.example/\xff"))), "malformed"),
+        ("step 5: an empty audience", dict(token=b64url(forge(aud=""))), "malformed"),
+        ("step 5: a 3000-byte audience (over the layout's 2048)", dict(token=b64url(forge(aud=long_aud))), "malformed"),
+        ("a 2048-byte audience that is not registered", dict(token=b64url(forge(aud=boundary_aud))), "wrong_audience"),
+    ]
+
+
+def request_cases(token):
+    """SPEC.md 11, "Request": GET queries and POST forms; every malformed condition wins
+    over unexpected_parameters, whatever the order of the pieces."""
+    launch = "launch=" + token
+    return [
+        ("form: launch alone", dict(form=launch), None),
+        ("form: launch and an empty query", dict(query="", form=launch), None),
+        ("form: launch then another field", dict(form=launch + "&x=1"), "unexpected_parameters"),
+        ("form: another field then launch", dict(form="x=1&" + launch), "unexpected_parameters"),
+        ("form: a field that only starts with launch", dict(form=launch + "&launchx=1"), "unexpected_parameters"),
+        ("launch in both query and form", dict(query=launch, form=launch), "malformed"),
+        ("launch in the query, form with another field then launch", dict(query=launch, form="x=1&" + launch), "malformed"),
+        ("launch in the query, form with launch then another field", dict(query=launch, form=launch + "&x=1"), "malformed"),
+        ("form: launch given twice and another field", dict(form="x=1&" + launch + "&" + launch), "malformed"),
+        ("form: another field and an empty piece", dict(form="x=1&" + launch + "&"), "malformed"),
+        ("form: an empty launch value and another field", dict(form="x=1&launch="), "malformed"),
+        ("form: another field, no launch anywhere", dict(form="x=1"), "malformed"),
+        ("query: launch without '='", dict(query="launch"), "malformed"),
+        ("query: an empty piece", dict(query=launch + "&&"), "malformed"),
+        ("query: a percent-encoded token", dict(query="launch=" + token[:10] + "%41" + token[11:]), "malformed"),
+    ]
+
+
+def url_cases(token):
+    """SPEC.md 11, "Whole launch URL": checked after step 10 (claims), before replay."""
+    bad_claims = b64url(forge(claims=claims_block(b"at", "Ju\u0308rgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())))
+    return [
+        ("URL: the launch URL as minted", dict(url=launch_url(NEG_URL, token)), None),
+        ("URL: scheme and host in upper case are the same registered URL", dict(url="HTTPS://MAGAZIN.EXAMPLE:443/app?launch=" + token), None),
+        ("URL: another host", dict(url="https://evil.example/app?launch=" + token), "wrong_audience"),
+        ("URL: a trailing slash on the path", dict(url="https://magazin.example/app/?launch=" + token), "wrong_audience"),
+        ("URL: a fragment", dict(url=launch_url(NEG_URL, token) + "#x"), "malformed"),
+        ("URL: no query", dict(url=NEG_URL), "malformed"),
+        ("URL: an extra parameter (step 9 before the URL check)", dict(url=launch_url(NEG_URL, token) + "&x=1"), "unexpected_parameters"),
+        ("URL: invalid claims at another host (step 10 before the URL check)", dict(url="https://evil.example/app?launch=" + bad_claims), "invalid_claims"),
+        ("URL: expired at another host (step 7 before the URL check)", dict(url="https://evil.example/app?launch=" + token, now=NEG_IAT + 60 + SKEW), "expired"),
+    ]
+
+
+# SPEC.md 10.3: scalars assigned after Unicode 14.0 (issue 17's list), refused everywhere.
+POST_14_SCALARS = [0x1E030, 0x1FAE8, 0x0CF3, 0x2EBF0, 0x1C89, 0x1FAE9, 0x1FAEA, 0x323B0]
+
+
+def name_cases():
+    def with_first(name):
+        block = claims_block(b"at", name.encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())
+        return b64url(forge(claims=block))
+    out = []
+    for value in POST_14_SCALARS:
+        name = "Anna" + chr(value)
+        assert not is_valid_name(name)
+        out.append((f"a first name with U+{value:04X} (not assigned in Unicode 14.0)", dict(token=with_first(name)), "invalid_claims"))
+    accepted = ["Anna\U0001FAE0", "Anna\u3000Maria", "\u0CF2", "\U0002B736"]   # 14.0 scalars; inner ideographic space
+    refused = ["\u00A0Anna", "Anna\u3000", "Anna\u202F", "Anna\u200B", "Anna\uE000", "Anna\u2028", "A\u0301nna"]
+    for name in accepted:
+        assert is_valid_name(name), name
+        out.append((f"a first name with {' '.join(f'U+{ord(c):04X}' for c in name if ord(c) > 0x7E)} (allowed)", dict(token=with_first(name)), None))
+    for name in refused:
+        assert not is_valid_name(name), name
+        out.append((f"a first name with {' '.join(f'U+{ord(c):04X}' for c in name if ord(c) > 0x7E)} (refused)", dict(token=with_first(name)), "invalid_claims"))
     return out
 
 
@@ -518,22 +662,116 @@ def seal_cookie(session_key: bytes, app_id: str, kid: str, iv: bytes, payload: b
     return b64url(bytes([SESSION_VERSION]) + u8_prefixed(kid.encode()) + iv + sealed)
 
 
+def session_payload(fields) -> bytes:
+    """SPEC.md 12.2: the session payload."""
+    out = struct.pack(">Q", fields["expires_at"]) + u8_prefixed(fields["app"].encode()) + u8_prefixed(fields["kid"].encode())
+    out += bytes.fromhex(fields["launch_id_hex"])
+    out += u16_prefixed(fields["firstname"].encode()) + u16_prefixed(fields["lastname"].encode()) + u16_prefixed(fields["kvnumber"].encode())
+    if fields["access_token"] is None:
+        return out + b"\x00"
+    return out + b"\x01" + u16_prefixed(fields["access_token"].encode())
+
+
+SESSION_APP = "healthmagazin"
+SESSION_NOW = 1_795_000_100
+
+
 def session_vectors():
+    """Cookies a sealer for app_id with keyring MUST produce (seal with iv) and open to
+    payload; then cookies it MUST NOT open (expected payload null) at now."""
     out = []
-    for index, (payload, kid, app_id) in enumerate([(b"", "s1", "healthmagazin"), (b'{"sub":"A123456780"}', "2026-11", "bonus"),
-                                                    (fixed("payload", 300), "k" * 64, "a" * 64)], start=1):
-        secret = fixed(f"session secret {index}", 32)
+    cases = [
+        (fixed("session secret 1", 32), "s1", SESSION_APP,
+         dict(expires_at=SESSION_NOW + 1800, app=SESSION_APP, kid="s1", launch_id_hex=fixed("launch 1", 16).hex(),
+              firstname="Jürgen", lastname="O'Brien-Müller", kvnumber=kvnr("A", "12345678"), access_token="eyJhbGciOiJSUzI1NiJ9.e30.sig")),
+        (fixed("session secret 2", 32), "2026-11", "bonus",
+         dict(expires_at=SESSION_NOW + 60, app="bonus", kid="2026-10", launch_id_hex=fixed("launch 2", 16).hex(),
+              firstname="李 小龍", lastname="Nguyễn 😀", kvnumber=kvnr("Z", "99999999"), access_token=None)),
+        (fixed("session secret 3", 128), "k" * 64, "a" * 64,
+         dict(expires_at=(1 << 64) - 1, app="a" * 64, kid="-" * 64, launch_id_hex="00" * 16,
+              firstname="ß" * 128, lastname="Ö" * 127 + "n", kvnumber=kvnr("Q", "00000000"), access_token="~" * 2000)),
+    ]
+    for index, (secret, kid, app_id, fields) in enumerate(cases, start=1):
         keys = app_keys(secret, app_id)
         iv = fixed(f"session {index} iv", 12)
+        payload = session_payload(fields)
         out.append({
             "name": f"s{index:02d}",
+            "description": f"a session of {app_id}, sealed under kid {kid[:8]}",
             "keyring": launcher_keyring((kid, "active", secret)),
             "app_id": app_id,
+            "now": SESSION_NOW,
+            "payload": fields,
             "payload_hex": payload.hex(),
             "iv_hex": iv.hex(),
             "app_key_hex": keys["app"].hex(),
             "session_key_hex": keys["session"].hex(),
             "cookie": seal_cookie(keys["session"], app_id, kid, iv, payload),
+        })
+    out += rejected_session_vectors(len(out) + 1)
+    return out
+
+
+def rejected_session_vectors(first_index):
+    """SPEC.md 12.4: everything that is not a session of this app, now."""
+    secret = fixed("session secret r", 32)
+    kid = "r1"
+    keyring = launcher_keyring((kid, "active", secret))
+    keys = app_keys(secret, SESSION_APP)
+    iv = fixed("session r iv", 12)
+    good = dict(expires_at=SESSION_NOW + 1800, app=SESSION_APP, kid=kid, launch_id_hex=fixed("launch r", 16).hex(),
+                firstname="Jürgen", lastname="Groß", kvnumber=kvnr("A", "12345678"), access_token="at")
+
+    def cookie(fields=None, payload=None, session_key=None, app_id=SESSION_APP, cookie_kid=kid, version=SESSION_VERSION, aad=None):
+        payload = payload if payload is not None else session_payload(fields or good)
+        sealed = AESGCM(session_key or keys["session"]).encrypt(iv, payload, aad if aad is not None else session_aad(app_id, cookie_kid))
+        return b64url(bytes([version]) + u8_prefixed(cookie_kid.encode()) + iv + sealed)
+
+    reference = cookie()
+    tampered = bytearray(b64url_decode(reference))
+    tampered[-1] ^= 1
+    v1_aad = b"WebAppLaunch-v1 session" + kid.encode()
+    rows = [
+        ("the reference cookie opens", reference, {}, good),
+        ("expired: now = expires_at", reference, dict(now=good["expires_at"]), None),
+        ("one second before expires_at it opens", reference, dict(now=good["expires_at"] - 1), good),
+        ("GCM tag altered", b64url(bytes(tampered)), {}, None),
+        ("sealed for another app (bonus) under the same root secret and kid", cookie(session_key=app_keys(secret, "bonus")["session"], app_id="bonus"), {}, None),
+        ("this app's session key, another app in the associated data", cookie(app_id="bonus"), {}, None),
+        ("payload naming another app, sealed correctly for this app", cookie(fields=dict(good, app="bonus")), {}, None),
+        ("kid not in the keyring", cookie(cookie_kid="r2"), {}, None),
+        ("kid revoked in the keyring", reference, dict(keyring=launcher_keyring((kid, "revoked", secret))), None),
+        ("kid verify-only in the keyring still opens", reference, dict(keyring=launcher_keyring((kid, "verify-only", secret))), good),
+        ("this app's app keyring opens it", reference, dict(keyring=app_keyring(SESSION_APP, (kid, "active", secret))), good),
+        ("another app's app keyring (for a verifier of that app)", reference, dict(keyring=app_keyring("bonus", (kid, "active", secret)), app_id="bonus"), None),
+        ("cookie version 1 (before per-app keys)", cookie(version=1, session_key=hkdf(secret, b"WebAppLaunch-v1 session key"), aad=v1_aad), {}, None),
+        ("cookie version 3", cookie(version=3), {}, None),
+        ("payload with a trailing byte", cookie(payload=session_payload(good) + b"\x00"), {}, None),
+        ("payload cut short", cookie(payload=session_payload(good)[:-1]), {}, None),
+        ("payload with has_token = 2", cookie(payload=session_payload(dict(good, access_token=None))[:-1] + b"\x02"), {}, None),
+        ("payload with a KVNR whose check digit is wrong", cookie(fields=dict(good, kvnumber=kvnr_with_wrong_check_digit("A", "12345678"))), {}, None),
+        ("payload with a first name in NFD", cookie(fields=dict(good, firstname="Ju\u0308rgen")), {}, None),
+        ("payload with U+1FAE8 in a name", cookie(fields=dict(good, firstname="Anna\U0001FAE8")), {}, None),
+        ("payload with an access token holding a space", cookie(fields=dict(good, access_token="a t")), {}, None),
+        ("cookie text of 8193 bytes", "A" * 8193, {}, None),
+        ("cookie with padding", reference + "=" * (-len(reference) % 4) if len(reference) % 4 else reference + "==", {}, None),
+        ("cookie with kid_len 0", b64url(bytes([SESSION_VERSION, 0]) + iv + b"\x00" * 16), {}, None),
+        ("empty cookie", "", {}, None),
+    ]
+    out = []
+    for offset, (description, text, overrides, expected) in enumerate(rows):
+        out.append({
+            "name": f"s{first_index + offset:02d}",
+            "description": description,
+            "keyring": overrides.get("keyring", keyring),
+            "app_id": overrides.get("app_id", SESSION_APP),
+            "now": overrides.get("now", SESSION_NOW),
+            "payload": expected,
+            "payload_hex": session_payload(expected).hex() if expected else None,
+            "iv_hex": None,
+            "app_key_hex": None,
+            "session_key_hex": None,
+            "cookie": text,
         })
     return out
 
@@ -547,7 +785,7 @@ def main():
             "A keyring object is {kind, app, keys}: kind launcher (keys carry secret_hex, a root secret) or app (keys carry app_key_hex, the app key of app, SPEC.md 2.2).",
             "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a launcher keyring holding secret under kid (or the app keyring of app_id holding app_key under kid), for app_id at registered_url, must give exactly expected.claims.",
             "Negative vectors: a verifier with keyring, for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384 bytes), at now, must reject token (verified alone) or query and form (verified as a request) with expected_error; null means it must accept.",
-            "Session vectors: a sealer for app_id with keyring must seal payload with iv to exactly cookie, and open cookie to payload.",
+            "Session vectors: a session sealer for app_id with keyring, at now, must open cookie to exactly payload (payload_hex is its encoding), or to no session when payload is null; when iv_hex is given, sealing payload with it must give exactly cookie.",
         ],
         "vectors": positive_vectors(),
         "negative": negative_vectors(),

@@ -12,7 +12,7 @@ extension VectorFile.Negative: CustomTestStringConvertible {
 }
 
 extension VectorFile.Session: CustomTestStringConvertible {
-    var testDescription: String { name }
+    var testDescription: String { "\(name): \(description)" }
 }
 
 @Suite("The Python reference vectors match byte for byte, both ways", .tags(.knownAnswer))
@@ -126,7 +126,9 @@ struct VectorTests {
         let verifier = try LaunchVerifier(keyring: keyring, appID: vector.app_id, audiences: [try RegisteredURL(vector.registered_url)])
         let expected = vector.expected_error.map(LaunchError.Code.init(rawValue:))
         let row: AttackRow
-        if vector.query != nil || vector.form != nil {
+        if let url = vector.url {
+            row = AttackRow(vector.name, .url(url), now: vector.now, verifier: verifier, expect: expected)
+        } else if vector.query != nil || vector.form != nil {
             row = AttackRow(vector.name, .request(query: vector.query, form: vector.form), now: vector.now, verifier: verifier, expect: expected)
         } else {
             let token = try #require(vector.token)
@@ -135,18 +137,49 @@ struct VectorTests {
         row.check()
     }
 
-    @Test("session cookies sealed by the Python reference open to their payload, and sealing with the vector's IV gives exactly the cookie", arguments: file.sessions)
+    @Test("every verification error code a verifier alone can give has a negative vector")
+    func everyCodeHasAVector() {
+        let codes = Set(Self.file.negative.compactMap(\.expected_error))
+        let expected: Set<String> = [
+            "malformed", "too_large", "unsupported_version", "unsupported_mode", "unknown_key", "revoked_key",
+            "bad_signature", "invalid_lifetime", "lifetime_too_long", "not_yet_valid", "expired", "wrong_audience",
+            "wrong_app", "unexpected_parameters", "invalid_claims",
+        ]
+        #expect(codes == expected)
+        #expect(Self.file.negative.contains { $0.form != nil && $0.expected_error == nil })
+        #expect(Self.file.negative.contains { $0.keyring.kind == "app" })
+        #expect(Self.file.sessions.contains { $0.payload == nil })
+    }
+
+    static func fields(_ session: SessionPayload) -> VectorFile.SessionFields {
+        VectorFile.SessionFields(
+            expires_at: session.expiresAt, app: session.appID, kid: session.kid, launch_id_hex: session.launchID.hex,
+            firstname: session.firstName, lastname: session.lastName, kvnumber: session.kvnumber, access_token: session.accessToken
+        )
+    }
+
+    @Test("session cookies of the Python reference open to exactly their payload, or to no session; sealing with the vector's IV gives exactly the cookie", arguments: file.sessions)
     func session(_ vector: VectorFile.Session) throws {
         let keyring = try Self.keyring(vector.keyring)
+        let sealer = try SessionSealer(keyring: keyring, appID: vector.app_id)
+        let opened = sealer.openSession(vector.cookie, now: vector.now)
+        #expect(opened.map(Self.fields) == vector.payload)
+        guard let payload = vector.payload else { return }
+        let session = try #require(opened)
+        #expect(Hex.encode(session.encoded()) == vector.payload_hex)
+        guard let ivHex = vector.iv_hex else { return }
         let derived = try #require(try keyring.appKeys(for: vector.app_id).signing).derived
         #expect(Hex.encode(derived.appKey) == vector.app_key_hex)
         #expect(Hex.encode(derived.session) == vector.session_key_hex)
-        let sealer = try SessionSealer(keyring: keyring, appID: vector.app_id)
-        #expect(try sealer.seal(Hex.decode(vector.payload_hex), iv: Hex.decode(vector.iv_hex)) == vector.cookie)
-        #expect(sealer.open(vector.cookie).map(Hex.encode) == vector.payload_hex)
+        let rebuilt = try SessionPayload(
+            expiresAt: payload.expires_at, appID: payload.app, kid: payload.kid,
+            launchID: try #require(ReplayID(bytes: Hex.decode(payload.launch_id_hex))),
+            firstName: payload.firstname, lastName: payload.lastname, kvnumber: payload.kvnumber, accessToken: payload.access_token
+        )
+        #expect(try sealer.sealSession(rebuilt, iv: Hex.decode(ivHex)) == vector.cookie)
         var tampered = try #require(Base64URL.decode(vector.cookie))
         tampered[tampered.count - 1] ^= 1
-        #expect(sealer.open(Base64URL.encode(tampered)) == nil)
+        #expect(sealer.openSession(Base64URL.encode(tampered), now: vector.now) == nil)
         // Bound to its app: the same keyring's sealer for another app opens nothing.
         let otherApp = String(vector.app_id.dropLast()) + (vector.app_id.hasSuffix("x") ? "y" : "x")
         #expect(try SessionSealer(keyring: keyring, appID: otherApp).open(vector.cookie) == nil)

@@ -75,17 +75,33 @@ struct VectorFile: Decodable, Sendable {
         let token: String?
         let query: String?
         let form: String?
+        let url: String?
         let expected_error: String?
+    }
+
+    /// A session payload's fields (SPEC.md §12.2).
+    struct SessionFields: Decodable, Sendable, Equatable {
+        let expires_at: UInt64
+        let app: String
+        let kid: String
+        let launch_id_hex: String
+        let firstname: String
+        let lastname: String
+        let kvnumber: String
+        let access_token: String?
     }
 
     struct Session: Decodable, Sendable {
         let name: String
+        let description: String
         let keyring: KeyringSpec
         let app_id: String
-        let payload_hex: String
-        let iv_hex: String
-        let app_key_hex: String
-        let session_key_hex: String
+        let now: UInt64
+        let payload: SessionFields?
+        let payload_hex: String?
+        let iv_hex: String?
+        let app_key_hex: String?
+        let session_key_hex: String?
         let cookie: String
     }
 
