@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Generates Tests/WebAppLaunchTests/Vectors/vectors.json: the launch-token test vectors.
 
-An independent implementation of SPEC.md (format version 1) in Python, using only the
-standard library and the `cryptography` package (HMAC, HKDF, AES-GCM). It never calls the
+An independent implementation of SPEC.md (format version 2) in Python, using only the
+standard library and the `cryptography` package (HMAC, HKDF, AES-GCM), and reading nothing
+but what the specification itself consists of: SPEC.md's rules as written here, and its
+normative name-scalar table SPEC.name-scalars.txt (section 10.3). It never calls or reads the
 Swift code: the Swift suite (VectorTests.swift) checks itself against what this script
 writes, so the two implementations keep each other honest.
 
@@ -29,14 +31,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT = os.path.join(ROOT, "Tests", "WebAppLaunchTests", "Vectors", "vectors.json")
 
 # SPEC.md, "Labels".
-TOKEN_MAC_LABEL = b"WebAppLaunch-v1 token"
-MAC_KEY_INFO = b"WebAppLaunch-v1 mac key"
-SEAL_KEY_INFO = b"WebAppLaunch-v1 seal key"
-SESSION_KEY_INFO = b"WebAppLaunch-v1 session key"
-REPLAY_KEY_INFO = b"WebAppLaunch-v1 replay key"
-SESSION_AAD_LABEL = b"WebAppLaunch-v1 session"
+APP_KEY_INFO = b"WebAppLaunch-v2 app key"
+TOKEN_MAC_LABEL = b"WebAppLaunch-v2 token"
+MAC_KEY_INFO = b"WebAppLaunch-v2 mac key"
+SEAL_KEY_INFO = b"WebAppLaunch-v2 seal key"
+SESSION_KEY_INFO = b"WebAppLaunch-v2 session key"
+REPLAY_KEY_INFO = b"WebAppLaunch-v2 replay key"
+SESSION_AAD_LABEL = b"WebAppLaunch-v2 session"
 
-VERSION = 1
+VERSION = 2
+SESSION_VERSION = 2
 MODES = {"signed": 1, "sealed": 2}
 KID_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 SKEW = 60
@@ -148,6 +152,57 @@ def launch_url(audience: str, token: str) -> str:
     return audience + ("&" if "?" in audience else "?") + "launch=" + token
 
 
+# ---------------------------------------------------------------- claim rules (SPEC.md 10)
+
+NAME_SCALARS_FILE = os.path.join(ROOT, "SPEC.name-scalars.txt")
+# SPEC.md 10.3: the allowed White_Space scalars, which a name must not start or end with.
+EDGE_SPACES = {0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000}
+
+
+def load_name_scalars():
+    """SPEC.name-scalars.txt, the normative table of SPEC.md 10.3 (inclusive hex ranges)."""
+    ranges = []
+    with open(NAME_SCALARS_FILE, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            low, high = line.strip().split("..")
+            ranges.append((int(low, 16), int(high, 16)))
+    return ranges
+
+
+NAME_SCALARS = load_name_scalars()
+
+
+def name_scalar_allowed(value: int) -> bool:
+    import bisect
+    index = bisect.bisect_right(NAME_SCALARS, (value, 0x10FFFF + 1)) - 1
+    return index >= 0 and NAME_SCALARS[index][0] <= value <= NAME_SCALARS[index][1]
+
+
+def is_valid_name(name: str) -> bool:
+    """SPEC.md 10.3, as a verifier applies it (the minter NFC-normalises first). Every
+    allowed scalar is assigned in Unicode 14.0, so this Python's NFC (14.0) gives the answer
+    every normaliser of 14.0 or later gives."""
+    data = name.encode("utf-8")
+    if not 1 <= len(data) <= 256:
+        return False
+    if not all(name_scalar_allowed(ord(c)) for c in name):
+        return False
+    if ord(name[0]) in EDGE_SPACES or ord(name[-1]) in EDGE_SPACES:
+        return False
+    return unicodedata.normalize("NFC", name) == name
+
+
+def is_valid_access_token(token: bytes) -> bool:
+    return 1 <= len(token) <= 8192 and all(0x21 <= b <= 0x7E for b in token)
+
+
+def is_valid_kvnr(text: str) -> bool:
+    return (len(text) == 10 and "A" <= text[0] <= "Z" and text[1:].isascii() and text[1:].isdigit()
+            and kvnr_check_digit(text[0], text[1:9]) == int(text[9]))
+
+
 # ---------------------------------------------------------------- token
 
 def u8_prefixed(field: bytes) -> bytes:
@@ -182,20 +237,33 @@ def assemble(mac_key: bytes, header: bytes, body: bytes):
     return blob + mac, mac_input, mac
 
 
-def derived_keys(secret: bytes):
+def app_key(root_secret: bytes, app_id: str) -> bytes:
+    """SPEC.md 2.2: the app key, HKDF over the root secret with the length-prefixed app id."""
+    return hkdf(root_secret, APP_KEY_INFO + u8_prefixed(app_id.encode()))
+
+
+def derived_keys(app_key_bytes: bytes):
+    """SPEC.md 2.3: an app's four keys, from its app key."""
     return {
-        "mac": hkdf(secret, MAC_KEY_INFO),
-        "seal": hkdf(secret, SEAL_KEY_INFO),
-        "session": hkdf(secret, SESSION_KEY_INFO),
-        "replay": hkdf(secret, REPLAY_KEY_INFO),
+        "app": app_key_bytes,
+        "mac": hkdf(app_key_bytes, MAC_KEY_INFO),
+        "seal": hkdf(app_key_bytes, SEAL_KEY_INFO),
+        "session": hkdf(app_key_bytes, SESSION_KEY_INFO),
+        "replay": hkdf(app_key_bytes, REPLAY_KEY_INFO),
     }
 
 
+def app_keys(root_secret: bytes, app_id: str):
+    return derived_keys(app_key(root_secret, app_id))
+
+
 def mint(secret, kid, app_id, registered_url, iat, lifetime, mode, user, nonce, iv):
-    keys = derived_keys(secret)
+    keys = app_keys(secret, app_id)
     audience = normalise_url(registered_url)
     first = unicodedata.normalize("NFC", user["firstname"])
     last = unicodedata.normalize("NFC", user["lastname"])
+    assert is_valid_name(first) and is_valid_name(last) and is_valid_kvnr(user["kvnumber"])
+    assert is_valid_access_token(user["access_token"].encode())
     header = header_bytes(VERSION, MODES[mode], kid.encode(), iat, iat + lifetime, nonce, app_id.encode(), audience.encode())
     claims = claims_block(user["access_token"].encode(), first.encode(), last.encode(), user["kvnumber"].encode())
     if mode == "sealed":
@@ -320,6 +388,7 @@ def positive_vectors():
                 "iv_hex": iv.hex() if iv is not None else None,
             },
             "intermediates": {
+                "app_key_hex": m["keys"]["app"].hex(),
                 "mac_key_hex": m["keys"]["mac"].hex(),
                 "seal_key_hex": m["keys"]["seal"].hex(),
                 "session_key_hex": m["keys"]["session"].hex(),
@@ -359,24 +428,48 @@ NEG_USER = dict(access_token="at", firstname="Jürgen", lastname="Groß", kvnumb
 
 def forge(*, version=VERSION, mode="signed", kid=NEG_KID, iat=NEG_IAT, exp=NEG_IAT + 60, app=NEG_APP,
           aud=NEG_URL, claims=None, body=None, mac_secret=NEG_SECRET, seal_secret=NEG_SECRET,
-          iv=None, nonce=None, tamper_tag=False):
-    """A properly MACed token with arbitrary header and claim values."""
+          key_app=NEG_APP, iv=None, nonce=None, tamper_tag=False, mac_key=None, raw_header=None,
+          aud_bytes=None, body_len=None):
+    """A properly MACed token with arbitrary header and claim values. The MAC and sealing keys
+    are those of `key_app` under the root secrets (the verifier's app by default), whatever
+    the header's `app` says; `mac_key` overrides the MAC key outright."""
     nonce = nonce if nonce is not None else fixed("negative nonce", 16)
     mode_byte = MODES[mode] if isinstance(mode, str) else mode
-    header = header_bytes(version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud.encode())
+    header = raw_header if raw_header is not None else header_bytes(
+        version, mode_byte, kid.encode(), iat, exp, nonce, app.encode(), aud_bytes if aud_bytes is not None else aud.encode())
     if claims is None:
         claims = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
     if body is None:
         if mode == "sealed":
             iv = iv or fixed("negative iv", 12)
-            sealed = bytearray(AESGCM(hkdf(seal_secret, SEAL_KEY_INFO)).encrypt(iv, claims, header))
+            sealed = bytearray(AESGCM(app_keys(seal_secret, key_app)["seal"]).encrypt(iv, claims, header))
             if tamper_tag:
                 sealed[-1] ^= 0x01
             body = iv + bytes(sealed)
         else:
             body = claims
-    blob, _, _ = assemble(hkdf(mac_secret, MAC_KEY_INFO), header, body)
+    key = mac_key or app_keys(mac_secret, key_app)["mac"]
+    if body_len is not None:
+        # A declared body length that disagrees with the body, properly MACed (step 5).
+        unmaced = header + struct.pack(">I", body_len) + body
+        return unmaced + hmac_sha256(key, TOKEN_MAC_LABEL + unmaced)
+    blob, _, _ = assemble(key, header, body)
     return blob
+
+
+def launcher_keyring(*keys):
+    """A launcher keyring for a vector: (kid, status, root secret) triples."""
+    return {"kind": "launcher", "app": None,
+            "keys": [{"kid": kid, "status": status, "secret_hex": secret.hex()} for kid, status, secret in keys]}
+
+
+def app_keyring(app_id, *keys):
+    """The app keyring of `app_id` exported from a launcher keyring's (kid, status, root secret) triples."""
+    return {"kind": "app", "app": app_id,
+            "keys": [{"kid": kid, "status": status, "app_key_hex": app_key(secret, app_id).hex()} for kid, status, secret in keys]}
+
+
+NEG_KEYRING = launcher_keyring((NEG_KID, "active", NEG_SECRET))
 
 
 def negative_vectors():
@@ -396,17 +489,21 @@ def negative_vectors():
     nfd_claims = claims_block(b"at", "Ju\u0308rgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())
     bad_kvnr_claims = claims_block(b"at", "Jürgen".encode(), "Groß".encode(), kvnr_with_wrong_check_digit("A", "12345678").encode())
     lower_kvnr_claims = claims_block(b"at", "Jürgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].lower().encode())
+    # Per-app keys (SPEC.md 2.2): the launcher mints for `bonus` under the same root secret and kid.
+    bonus_keys = app_keys(NEG_SECRET, "bonus")
+    for_bonus = b64url(forge(app="bonus", aud="https://bonus.example/start", key_app="bonus"))
+    magazin_app_keyring = app_keyring(NEG_APP, (NEG_KID, "active", NEG_SECRET))
     cases = [
         ("the reference token of the negative vectors verifies", dict(token=good_token), None),
         ("last MAC bit flipped", dict(token=b64url(bytes(flipped))), "bad_signature"),
         ("MACed with another secret under the same kid", dict(token=b64url(forge(mac_secret=fixed("other", 32)))), "bad_signature"),
         ("kid not in the keyring", dict(token=b64url(forge(kid="neg-2"))), "unknown_key"),
-        ("format version 2", dict(token=b64url(forge(version=2))), "unsupported_version"),
+        ("format version 3", dict(token=b64url(forge(version=3))), "unsupported_version"),
         ("mode byte 3", dict(token=b64url(forge(mode=3))), "unsupported_mode"),
         ("padding appended", dict(token=odd_token + "=" * (-len(odd_token) % 4)), "malformed"),
         ("non-canonical trailing bits", dict(token=non_canonical), "malformed"),
         ("standard-alphabet character", dict(token="+" + good_token[1:]), "malformed"),
-        ("token longer than 16384 characters", dict(token="A" * 16385), "too_large"),
+        ("token longer than 16384 bytes", dict(token="A" * 16385), "too_large"),
         ("expired: now = exp + skew", dict(token=good_token, now=NEG_IAT + 60 + SKEW), "expired"),
         ("still valid: now = exp + skew - 1", dict(token=good_token, now=NEG_IAT + 60 + SKEW - 1), None),
         ("not yet valid: now = iat - skew - 1", dict(token=good_token, now=NEG_IAT - SKEW - 1), "not_yet_valid"),
@@ -414,7 +511,7 @@ def negative_vectors():
         ("lifetime of 301 seconds", dict(token=b64url(forge(exp=NEG_IAT + 301))), "lifetime_too_long"),
         ("audience with a trailing slash", dict(token=b64url(forge(aud=NEG_URL + "/"))), "wrong_audience"),
         ("audience with upper-case host", dict(token=b64url(forge(aud="https://Magazin.example/app"))), "wrong_audience"),
-        ("another app id", dict(token=b64url(forge(app="bonus"))), "wrong_app"),
+        ("another app id in a header MACed with this app's keys", dict(token=b64url(forge(app="bonus"))), "wrong_app"),
         ("extra query parameter", dict(query="launch=" + good_token + "&debug=1"), "unexpected_parameters"),
         ("launch given twice", dict(query="launch=" + good_token + "&launch=" + good_token), "malformed"),
         ("KVNR with a wrong check digit", dict(token=b64url(forge(claims=bad_kvnr_claims))), "invalid_claims"),
@@ -422,43 +519,274 @@ def negative_vectors():
         ("first name in NFD", dict(token=b64url(forge(claims=nfd_claims))), "invalid_claims"),
         ("sealed, GCM tag altered then re-MACed", dict(token=b64url(forge(mode="sealed", tamper_tag=True))), "invalid_claims"),
         ("sealed under another secret's seal key, MAC correct", dict(token=b64url(forge(mode="sealed", seal_secret=fixed("other", 32)))), "invalid_claims"),
+        # Keys and statuses.
+        ("kid revoked in the keyring", dict(token=good_token, keyring=launcher_keyring((NEG_KID, "revoked", NEG_SECRET))), "revoked_key"),
+        ("kid verify-only in the keyring still verifies", dict(token=good_token, keyring=launcher_keyring((NEG_KID, "verify-only", NEG_SECRET))), None),
+        ("format version 1 (before per-app keys)", dict(token=b64url(forge(version=1))), "unsupported_version"),
+        # Per-app keys.
+        ("this app's app keyring verifies a launch the launcher minted for this app", dict(token=good_token, keyring=magazin_app_keyring), None),
+        ("minted for another app (same root secret and kid), verified with this app's app keyring",
+         dict(token=for_bonus, keyring=magazin_app_keyring), "bad_signature"),
+        ("minted for another app (same root secret and kid), verified with the launcher keyring for this app",
+         dict(token=for_bonus), "bad_signature"),
+        ("another app's app key used as this app's root secret",
+         dict(token=b64url(forge(mac_secret=bonus_keys["app"]))), "bad_signature"),
+        ("MACed with another app's MAC key, header naming this app",
+         dict(token=b64url(forge(mac_key=bonus_keys["mac"]))), "bad_signature"),
+        ("MACed with the root secret's own HKDF keys (no app key step)",
+         dict(token=b64url(forge(mac_key=hkdf(NEG_SECRET, MAC_KEY_INFO)))), "bad_signature"),
+        ("sealed with another app's seal key, MACed with this app's keyring",
+         dict(token=b64url(forge_sealed_with(bonus_keys["seal"])), keyring=magazin_app_keyring), "invalid_claims"),
     ]
+    cases += step5_cases() + request_cases(good_token) + url_cases(good_token) + name_cases()
     out = []
     for index, (description, inputs, error) in enumerate(cases, start=1):
         entry = {
             "name": f"n{index:02d}",
             "description": description,
-            "secret_hex": NEG_SECRET.hex(),
-            "kid": NEG_KID,
+            "keyring": inputs.get("keyring", NEG_KEYRING),
             "app_id": NEG_APP,
             "registered_url": NEG_URL,
             "now": inputs.get("now", NEG_IAT),
             "token": inputs.get("token"),
             "query": inputs.get("query"),
+            "form": inputs.get("form"),
+            "url": inputs.get("url"),
             "expected_error": error,
         }
         out.append(entry)
     return out
 
 
+def step5_cases():
+    """SPEC.md 11 step 5: structure read only after the MAC; every case properly MACed."""
+    body = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
+    long_aud = NEG_URL + "/" + "a" * (3000 - len(NEG_URL) - 1)
+    boundary_aud = NEG_URL + "/" + "b" * (2048 - len(NEG_URL) - 1)
+    assert len(long_aud) == 3000 and len(boundary_aud) == 2048
+    return [
+        ("step 5: body_len runs past the MAC", dict(token=b64url(forge(body_len=len(body) + 1))), "malformed"),
+        ("step 5: bytes left between the body and the MAC", dict(token=b64url(forge(body_len=len(body) - 1))), "malformed"),
+        ("step 5: body_len of 2^32 - 1", dict(token=b64url(forge(body_len=0xFFFFFFFF))), "malformed"),
+        ("step 5: an app id with a character outside [A-Za-z0-9._-]", dict(token=b64url(forge(app="health/magazin"))), "malformed"),
+        ("step 5: an empty app id", dict(token=b64url(forge(app=""))), "malformed"),
+        ("step 5: a 65-byte app id", dict(token=b64url(forge(app="a" * 65))), "malformed"),
+        ("step 5: an audience that is not UTF-8", dict(token=b64url(forge(aud_bytes=b"https://magazin.example/\xff"))), "malformed"),
+        ("step 5: an empty audience", dict(token=b64url(forge(aud=""))), "malformed"),
+        ("step 5: a 3000-byte audience (over the layout's 2048)", dict(token=b64url(forge(aud=long_aud))), "malformed"),
+        ("a 2048-byte audience that is not registered", dict(token=b64url(forge(aud=boundary_aud))), "wrong_audience"),
+    ]
+
+
+def request_cases(token):
+    """SPEC.md 11, "Request": GET queries and POST forms; every malformed condition wins
+    over unexpected_parameters, whatever the order of the pieces."""
+    launch = "launch=" + token
+    return [
+        ("form: launch alone", dict(form=launch), None),
+        ("form: launch and an empty query", dict(query="", form=launch), None),
+        ("form: launch then another field", dict(form=launch + "&x=1"), "unexpected_parameters"),
+        ("form: another field then launch", dict(form="x=1&" + launch), "unexpected_parameters"),
+        ("form: a field that only starts with launch", dict(form=launch + "&launchx=1"), "unexpected_parameters"),
+        ("launch in both query and form", dict(query=launch, form=launch), "malformed"),
+        ("launch in the query, form with another field then launch", dict(query=launch, form="x=1&" + launch), "malformed"),
+        ("launch in the query, form with launch then another field", dict(query=launch, form=launch + "&x=1"), "malformed"),
+        ("form: launch given twice and another field", dict(form="x=1&" + launch + "&" + launch), "malformed"),
+        ("form: another field and an empty piece", dict(form="x=1&" + launch + "&"), "malformed"),
+        ("form: an empty launch value and another field", dict(form="x=1&launch="), "malformed"),
+        ("form: another field, no launch anywhere", dict(form="x=1"), "malformed"),
+        ("query: launch without '='", dict(query="launch"), "malformed"),
+        ("query: an empty piece", dict(query=launch + "&&"), "malformed"),
+        ("query: a percent-encoded token", dict(query="launch=" + token[:10] + "%41" + token[11:]), "malformed"),
+    ]
+
+
+def url_cases(token):
+    """SPEC.md 11, "Whole launch URL": checked after step 10 (claims), before replay."""
+    bad_claims = b64url(forge(claims=claims_block(b"at", "Ju\u0308rgen".encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())))
+    return [
+        ("URL: the launch URL as minted", dict(url=launch_url(NEG_URL, token)), None),
+        ("URL: scheme and host in upper case are the same registered URL", dict(url="HTTPS://MAGAZIN.EXAMPLE:443/app?launch=" + token), None),
+        ("URL: another host", dict(url="https://evil.example/app?launch=" + token), "wrong_audience"),
+        ("URL: a trailing slash on the path", dict(url="https://magazin.example/app/?launch=" + token), "wrong_audience"),
+        ("URL: a fragment", dict(url=launch_url(NEG_URL, token) + "#x"), "malformed"),
+        ("URL: no query", dict(url=NEG_URL), "malformed"),
+        ("URL: an extra parameter (step 9 before the URL check)", dict(url=launch_url(NEG_URL, token) + "&x=1"), "unexpected_parameters"),
+        ("URL: invalid claims at another host (step 10 before the URL check)", dict(url="https://evil.example/app?launch=" + bad_claims), "invalid_claims"),
+        ("URL: expired at another host (step 7 before the URL check)", dict(url="https://evil.example/app?launch=" + token, now=NEG_IAT + 60 + SKEW), "expired"),
+    ]
+
+
+# SPEC.md 10.3: scalars assigned after Unicode 14.0 (issue 17's list), refused everywhere.
+POST_14_SCALARS = [0x1E030, 0x1FAE8, 0x0CF3, 0x2EBF0, 0x1C89, 0x1FAE9, 0x1FAEA, 0x323B0]
+
+
+def name_cases():
+    def with_first(name):
+        block = claims_block(b"at", name.encode(), "Groß".encode(), NEG_USER["kvnumber"].encode())
+        return b64url(forge(claims=block))
+    out = []
+    for value in POST_14_SCALARS:
+        name = "Anna" + chr(value)
+        assert not is_valid_name(name)
+        out.append((f"a first name with U+{value:04X} (not assigned in Unicode 14.0)", dict(token=with_first(name)), "invalid_claims"))
+    accepted = [
+        ("Anna\U0001FAE0", "U+1FAE0 MELTING FACE, assigned in Unicode 14.0"),
+        ("Anna\u3000Maria", "an inner U+3000 IDEOGRAPHIC SPACE"),
+        ("\u0CF2", "U+0CF2 alone (assigned long before 14.0)"),
+        ("\U0002B736", "U+2B736, a CJK ideograph of extension C"),
+    ]
+    refused = [
+        ("\u00A0Anna", "a leading U+00A0 NO-BREAK SPACE"),
+        ("Anna\u3000", "a trailing U+3000 IDEOGRAPHIC SPACE"),
+        ("Anna\u202F", "a trailing U+202F NARROW NO-BREAK SPACE"),
+        ("Anna\u200B", "U+200B ZERO WIDTH SPACE (Cf)"),
+        ("Anna\uE000", "U+E000 (private use)"),
+        ("Anna\u2028", "U+2028 LINE SEPARATOR (Zl)"),
+        ("A\u0301nna", "A followed by U+0301 COMBINING ACUTE (not NFC)"),
+        ("Anna\u2000Maria", "an inner U+2000 EN QUAD (in the table, but not NFC)"),
+    ]
+    for name, what in accepted:
+        assert is_valid_name(name), name
+        out.append((f"a first name with {what}: accepted", dict(token=with_first(name)), None))
+    for name, what in refused:
+        assert not is_valid_name(name), name
+        out.append((f"a first name with {what}: refused", dict(token=with_first(name)), "invalid_claims"))
+    return out
+
+
+def forge_sealed_with(seal_key: bytes) -> bytes:
+    """A sealed token whose claims are sealed under `seal_key`, MACed with this app's MAC key."""
+    nonce = fixed("negative nonce", 16)
+    header = header_bytes(VERSION, MODES["sealed"], NEG_KID.encode(), NEG_IAT, NEG_IAT + 60, nonce,
+                          NEG_APP.encode(), NEG_URL.encode())
+    claims = claims_block(*(NEG_USER[k].encode() for k in ("access_token", "firstname", "lastname", "kvnumber")))
+    iv = fixed("negative iv", 12)
+    body = iv + AESGCM(seal_key).encrypt(iv, claims, header)
+    blob, _, _ = assemble(app_keys(NEG_SECRET, NEG_APP)["mac"], header, body)
+    return blob
+
+
 # ---------------------------------------------------------------- session cookies
 
+def session_aad(app_id: str, kid: str) -> bytes:
+    return SESSION_AAD_LABEL + u8_prefixed(app_id.encode()) + u8_prefixed(kid.encode())
+
+
+def seal_cookie(session_key: bytes, app_id: str, kid: str, iv: bytes, payload: bytes) -> str:
+    sealed = AESGCM(session_key).encrypt(iv, payload, session_aad(app_id, kid))
+    return b64url(bytes([SESSION_VERSION]) + u8_prefixed(kid.encode()) + iv + sealed)
+
+
+def session_payload(fields) -> bytes:
+    """SPEC.md 12.2: the session payload."""
+    out = struct.pack(">Q", fields["expires_at"]) + u8_prefixed(fields["app"].encode()) + u8_prefixed(fields["kid"].encode())
+    out += bytes.fromhex(fields["launch_id_hex"])
+    out += u16_prefixed(fields["firstname"].encode()) + u16_prefixed(fields["lastname"].encode()) + u16_prefixed(fields["kvnumber"].encode())
+    if fields["access_token"] is None:
+        return out + b"\x00"
+    return out + b"\x01" + u16_prefixed(fields["access_token"].encode())
+
+
+SESSION_APP = "healthmagazin"
+SESSION_NOW = 1_795_000_100
+
+
 def session_vectors():
+    """Cookies a sealer for app_id with keyring MUST produce (seal with iv) and open to
+    payload; then cookies it MUST NOT open (expected payload null) at now."""
     out = []
-    for index, (payload, kid) in enumerate([(b"", "s1"), (b'{"sub":"A123456780"}', "2026-11"), (fixed("payload", 300), "k" * 64)], start=1):
-        secret = fixed(f"session secret {index}", 32)
-        key = hkdf(secret, SESSION_KEY_INFO)
+    cases = [
+        (fixed("session secret 1", 32), "s1", SESSION_APP,
+         dict(expires_at=SESSION_NOW + 1800, app=SESSION_APP, kid="s1", launch_id_hex=fixed("launch 1", 16).hex(),
+              firstname="Jürgen", lastname="O'Brien-Müller", kvnumber=kvnr("A", "12345678"), access_token="eyJhbGciOiJSUzI1NiJ9.e30.sig")),
+        (fixed("session secret 2", 32), "2026-11", "bonus",
+         dict(expires_at=SESSION_NOW + 60, app="bonus", kid="2026-10", launch_id_hex=fixed("launch 2", 16).hex(),
+              firstname="李 小龍", lastname="Nguyễn 😀", kvnumber=kvnr("Z", "99999999"), access_token=None)),
+        (fixed("session secret 3", 128), "k" * 64, "a" * 64,
+         dict(expires_at=(1 << 64) - 1, app="a" * 64, kid="-" * 64, launch_id_hex="00" * 16,
+              firstname="ß" * 128, lastname="Ö" * 127 + "n", kvnumber=kvnr("Q", "00000000"), access_token="~" * 2000)),
+    ]
+    for index, (secret, kid, app_id, fields) in enumerate(cases, start=1):
+        keys = app_keys(secret, app_id)
         iv = fixed(f"session {index} iv", 12)
-        kid_bytes = kid.encode()
-        sealed = AESGCM(key).encrypt(iv, payload, SESSION_AAD_LABEL + kid_bytes)
-        text = b64url(bytes([1, len(kid_bytes)]) + kid_bytes + iv + sealed)
+        payload = session_payload(fields)
         out.append({
             "name": f"s{index:02d}",
-            "secret_hex": secret.hex(),
-            "kid": kid,
+            "description": f"a session of {app_id}, sealed under kid {kid[:8]}",
+            "keyring": launcher_keyring((kid, "active", secret)),
+            "app_id": app_id,
+            "now": SESSION_NOW,
+            "payload": fields,
             "payload_hex": payload.hex(),
             "iv_hex": iv.hex(),
-            "session_key_hex": key.hex(),
+            "app_key_hex": keys["app"].hex(),
+            "session_key_hex": keys["session"].hex(),
+            "cookie": seal_cookie(keys["session"], app_id, kid, iv, payload),
+        })
+    out += rejected_session_vectors(len(out) + 1)
+    return out
+
+
+def rejected_session_vectors(first_index):
+    """SPEC.md 12.4: everything that is not a session of this app, now."""
+    secret = fixed("session secret r", 32)
+    kid = "r1"
+    keyring = launcher_keyring((kid, "active", secret))
+    keys = app_keys(secret, SESSION_APP)
+    iv = fixed("session r iv", 12)
+    good = dict(expires_at=SESSION_NOW + 1800, app=SESSION_APP, kid=kid, launch_id_hex=fixed("launch r", 16).hex(),
+                firstname="Jürgen", lastname="Groß", kvnumber=kvnr("A", "12345678"), access_token="at")
+
+    def cookie(fields=None, payload=None, session_key=None, app_id=SESSION_APP, cookie_kid=kid, version=SESSION_VERSION, aad=None):
+        payload = payload if payload is not None else session_payload(fields or good)
+        sealed = AESGCM(session_key or keys["session"]).encrypt(iv, payload, aad if aad is not None else session_aad(app_id, cookie_kid))
+        return b64url(bytes([version]) + u8_prefixed(cookie_kid.encode()) + iv + sealed)
+
+    reference = cookie()
+    tampered = bytearray(b64url_decode(reference))
+    tampered[-1] ^= 1
+    v1_aad = b"WebAppLaunch-v1 session" + kid.encode()
+    rows = [
+        ("the reference cookie opens", reference, {}, good),
+        ("expired: now = expires_at", reference, dict(now=good["expires_at"]), None),
+        ("one second before expires_at it opens", reference, dict(now=good["expires_at"] - 1), good),
+        ("GCM tag altered", b64url(bytes(tampered)), {}, None),
+        ("sealed for another app (bonus) under the same root secret and kid", cookie(session_key=app_keys(secret, "bonus")["session"], app_id="bonus"), {}, None),
+        ("this app's session key, another app in the associated data", cookie(app_id="bonus"), {}, None),
+        ("payload naming another app, sealed correctly for this app", cookie(fields=dict(good, app="bonus")), {}, None),
+        ("kid not in the keyring", cookie(cookie_kid="r2"), {}, None),
+        ("kid revoked in the keyring", reference, dict(keyring=launcher_keyring((kid, "revoked", secret))), None),
+        ("kid verify-only in the keyring still opens", reference, dict(keyring=launcher_keyring((kid, "verify-only", secret))), good),
+        ("this app's app keyring opens it", reference, dict(keyring=app_keyring(SESSION_APP, (kid, "active", secret))), good),
+        ("another app's app keyring (for a verifier of that app)", reference, dict(keyring=app_keyring("bonus", (kid, "active", secret)), app_id="bonus"), None),
+        ("cookie version 1 (before per-app keys)", cookie(version=1, session_key=hkdf(secret, b"WebAppLaunch-v1 session key"), aad=v1_aad), {}, None),
+        ("cookie version 3", cookie(version=3), {}, None),
+        ("payload with a trailing byte", cookie(payload=session_payload(good) + b"\x00"), {}, None),
+        ("payload cut short", cookie(payload=session_payload(good)[:-1]), {}, None),
+        ("payload with has_token = 2", cookie(payload=session_payload(dict(good, access_token=None))[:-1] + b"\x02"), {}, None),
+        ("payload with a KVNR whose check digit is wrong", cookie(fields=dict(good, kvnumber=kvnr_with_wrong_check_digit("A", "12345678"))), {}, None),
+        ("payload with a first name in NFD", cookie(fields=dict(good, firstname="Ju\u0308rgen")), {}, None),
+        ("payload with U+1FAE8 in a name", cookie(fields=dict(good, firstname="Anna\U0001FAE8")), {}, None),
+        ("payload with an access token holding a space", cookie(fields=dict(good, access_token="a t")), {}, None),
+        ("cookie text of 8193 bytes", "A" * 8193, {}, None),
+        ("cookie with padding", reference + "=" * (-len(reference) % 4) if len(reference) % 4 else reference + "==", {}, None),
+        ("cookie with kid_len 0", b64url(bytes([SESSION_VERSION, 0]) + iv + b"\x00" * 16), {}, None),
+        ("empty cookie", "", {}, None),
+    ]
+    out = []
+    for offset, (description, text, overrides, expected) in enumerate(rows):
+        out.append({
+            "name": f"s{first_index + offset:02d}",
+            "description": description,
+            "keyring": overrides.get("keyring", keyring),
+            "app_id": overrides.get("app_id", SESSION_APP),
+            "now": overrides.get("now", SESSION_NOW),
+            "payload": expected,
+            "payload_hex": session_payload(expected).hex() if expected else None,
+            "iv_hex": None,
+            "app_key_hex": None,
+            "session_key_hex": None,
             "cookie": text,
         })
     return out
@@ -470,9 +798,10 @@ def main():
         "generator": "scripts/vectors.py (Python, cryptography package; independent of the Swift code)",
         "notes": [
             "All hex is lower case. Integers are JSON numbers; iat and exp are seconds since 1970.",
-            "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a keyring holding secret under kid, for app_id at registered_url, must give exactly expected.claims.",
-            "Negative vectors: a verifier whose keyring holds only secret under kid (status active), for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384), at now, must reject token (verified alone) or query (verified as a request query) with expected_error; null means it must accept.",
-            "Session vectors: a keyring holding secret under kid must open cookie to payload.",
+            "A keyring object is {kind, app, keys}: kind launcher (keys carry secret_hex, a root secret) or app (keys carry app_key_hex, the app key of app, SPEC.md 2.2).",
+            "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a launcher keyring holding secret under kid (or the app keyring of app_id holding app_key under kid), for app_id at registered_url, must give exactly expected.claims.",
+            "Negative vectors: a verifier with keyring, for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384 bytes), at now, must reject token (verified alone) or query and form (verified as a request) with expected_error; null means it must accept.",
+            "Session vectors: a session sealer for app_id with keyring, at now, must open cookie to exactly payload (payload_hex is its encoding), or to no session when payload is null; when iv_hex is given, sealing payload with it must give exactly cookie.",
         ],
         "vectors": positive_vectors(),
         "negative": negative_vectors(),

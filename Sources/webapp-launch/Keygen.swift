@@ -11,6 +11,10 @@ extension WebAppLaunchCommand {
               webapp-launch keygen --kid 2026-11 --keyring /etc/webapp-launch/keyring.json
               webapp-launch keygen --retire 2026-10 --keyring /etc/webapp-launch/keyring.json
               webapp-launch keygen --revoke 2026-09 --keyring /etc/webapp-launch/keyring.json
+              webapp-launch keygen --export-app healthmagazin --keyring /etc/webapp-launch/keyring.json --out healthmagazin.keyring.json
+            --export-app writes the app keyring of one app (its derived keys only, every kid with its
+            status; mode 0600, never over an existing file): what a partner web app verifies with.
+            Re-export after --retire or --revoke to carry the status over.
             """
         )
 
@@ -29,12 +33,23 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Revoke this key.")
         var revoke: String?
 
+        @Option(name: .long, help: "Export the app keyring of this app id from the launcher keyring (needs --out).")
+        var exportApp: String?
+
+        @Option(name: .long, help: "Where --export-app writes the app keyring (must not exist).")
+        var out: String?
+
         func validate() throws {
-            let actions = [kid != nil, retire != nil, revoke != nil].filter { $0 }.count
-            guard actions == 1 else { throw ValidationError("give exactly one of --kid, --retire, --revoke") }
+            let actions = [kid != nil, retire != nil, revoke != nil, exportApp != nil].filter { $0 }.count
+            guard actions == 1 else { throw ValidationError("give exactly one of --kid, --retire, --revoke, --export-app") }
+            guard (exportApp != nil) == (out != nil) else { throw ValidationError("--export-app and --out go together") }
         }
 
         func run() throws {
+            if let exportApp, let out {
+                try export(app: exportApp, to: out)
+                return
+            }
             do {
                 let existing: Keyring? = try? Keyring(contentsOfFile: keyring)
                 if existing == nil, FileManagerProbe.exists(keyring) {
@@ -61,6 +76,18 @@ extension WebAppLaunchCommand {
                 try updated.write(toFile: keyring)
             } catch let failure as CommandFailure {
                 throw failure
+            } catch {
+                throw CommandFailure.configuration("\(error)")
+            }
+        }
+
+        /// Writes one app's app keyring, derived from the launcher keyring.
+        private func export(app: String, to out: String) throws {
+            do {
+                let exported = try Keyring(contentsOfFile: keyring).exportingApp(app)
+                try exported.write(toFile: out, replacingExisting: false)
+                let kids = exported.keys.map { "\($0.kid) \($0.status.rawValue)" }.joined(separator: ", ")
+                print("wrote the app keyring of \(app) (\(kids)) to \(out)")
             } catch {
                 throw CommandFailure.configuration("\(error)")
             }

@@ -52,7 +52,12 @@ extension WebAppLaunchCommand {
         }
 
         func run() throws {
-            let signer = LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
+            let signer: LaunchSigner
+            do {
+                signer = try LaunchSigner(keyring: try keyring.load(), registry: try registry.load())
+            } catch let error as KeyringError {
+                throw CommandFailure.configuration("keyring \(keyring.path): \(error)")
+            }
             let accessToken = try SecretArgument(accessToken, option: "--access-token")
             let user = LaunchUser(accessToken: accessToken.value, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
             do {

@@ -19,10 +19,11 @@ extension WebAppLaunchCommand {
             Examples:
               webapp-launch serve
               webapp-launch serve --port 9000 --replay sqlite:/var/lib/webapp-launch/replay.db
-              webapp-launch serve --host 0.0.0.0 --keyring /etc/webapp-launch/keyring.json \\
+              webapp-launch serve --host 0.0.0.0 --keyring /etc/webapp-launch/healthmagazin.keyring.json \\
                   --public-url https://magazin.example/app --app healthmagazin --replay env:DATABASE_URL
             --replay takes env:NAME, file:PATH or - (standard input) so a database password stays
             off the command line (ps); a password given inline works, with a warning.
+            With an app keyring (keygen --export-app) the server serves that one app only.
             """
         )
 
@@ -90,7 +91,7 @@ extension WebAppLaunchCommand {
             if keyring.isDevelopment && publicURL == nil {
                 registry = try DevelopmentDefaults.rebasingLoopbackApps(of: registry, host: host, port: port)
             }
-            let served = try servedApps(in: registry)
+            let served = try servedApps(in: registry, appID: app ?? keyring.appID)
             var configuration = WebAppServerConfiguration(keyring: keyring, registry: registry, apps: served)
             configuration.host = host
             configuration.port = port
@@ -103,6 +104,7 @@ extension WebAppLaunchCommand {
             }
             let server: WebAppServer
             do {
+                // An app keyring for another app is refused here, as `app_mismatch`.
                 server = try await WebAppServer.make(configuration: configuration)
             } catch {
                 throw CommandFailure.configuration("\(error)")
@@ -126,8 +128,8 @@ extension WebAppLaunchCommand {
             }
         }
 
-        private func servedApps(in registry: Registry) throws -> [ServedApp] {
-            if let app {
+        private func servedApps(in registry: Registry, appID: String?) throws -> [ServedApp] {
+            if let app = appID {
                 guard let entry = registry.app(id: app) else {
                     throw CommandFailure.configuration("no app \(app) in the registry")
                 }
@@ -170,8 +172,10 @@ extension WebAppLaunchCommand {
             }
             if keyring.isDevelopment {
                 lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+            }
+            if keyring.isDevelopment && keyring.appID == nil {  // an app keyring cannot mint
                 lines.append("Launcher console: open http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ , pick a user and a web app.")
-                let signer = LaunchSigner(keyring: keyring, registry: registry)
+                let signer = try LaunchSigner(keyring: keyring, registry: registry)
                 for app in served {
                     let url = try signer.launchURL(
                         forRegisteredURL: app.publicURL,

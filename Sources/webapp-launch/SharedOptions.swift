@@ -9,6 +9,9 @@ struct KeyringOption: ParsableArguments {
     @Option(name: .long, help: "Keyring file (default: the embedded development keys, as in keys/dev.keyring.json).")
     var keyring: String?
 
+    /// What the keyring is, for error lines: its path, or the embedded development keyring.
+    var path: String { keyring ?? "(embedded development keyring)" }
+
     func load() throws -> Keyring {
         guard let path = keyring else {
             do {

@@ -39,18 +39,35 @@ extension WebAppLaunchCommand {
             let keyring = try keyring.load()
             let expectedAudience = try expectedAudience(for: text)
             let registry = try? registry.load()
-            let appID = app ?? registry?.app(at: expectedAudience)?.id ?? (try? LaunchInspector.unverifiedHeader(of: text).appID) ?? ""
-            let verifier = LaunchVerifier(keyring: keyring, appID: appID, audiences: [expectedAudience])
+            // An app keyring verifies its own app only: that app is the default.
+            let header = Result { () throws(LaunchError) in try LaunchInspector.unverifiedHeader(of: text) }
+            guard let appID = app ?? keyring.appID ?? registry?.app(at: expectedAudience)?.id ?? (try? header.get().appID) else {
+                // No app to derive keys for, because the launch does not even parse: report
+                // why, as verification would (exit 1), not as a configuration error.
+                if case .failure(let error) = header { throw rejection(error) }
+                throw CommandFailure.configuration("cannot tell which app the launch is for; use --app")
+            }
+            let verifier: LaunchVerifier
+            do {
+                verifier = try LaunchVerifier(keyring: keyring, appID: appID, audiences: [expectedAudience])
+            } catch {
+                throw CommandFailure.configuration("keyring \(self.keyring.path): \(error)")
+            }
             let launch: VerifiedLaunch
             do {
                 launch = try verifier.verify(url: text, now: Date())
             } catch {
-                if json {
-                    print(#"{"valid":false,"error":"\#(error.code)"}"#)
-                }
-                throw CommandFailure.rejected("\(error.code): \(error.reason)")
+                throw rejection(error)
             }
             try printSummary(launch)
+        }
+
+        /// Exit 1 with the error code, printing the JSON verdict first when asked.
+        private func rejection(_ error: LaunchError) -> CommandFailure {
+            if json {
+                print(#"{"valid":false,"error":"\#(error.code)"}"#)
+            }
+            return CommandFailure.rejected("\(error.code): \(error.reason)")
         }
 
         private func expectedAudience(for text: String) throws -> RegisteredURL {

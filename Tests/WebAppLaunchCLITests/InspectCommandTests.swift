@@ -15,7 +15,7 @@ struct InspectCommandTests {
             #expect(result.status == 0, "\(result)")
             let output = result.standardOutput
             #expect(output.hasPrefix("UNVERIFIED header"))
-            #expect(output.contains("  version   1\n"))
+            #expect(output.contains("  version   2\n"))
             #expect(output.contains("  mode      \(mode)\n"))
             #expect(output.contains("  kid       k1\n"))
             #expect(output.contains("  app       healthmagazin\n"))

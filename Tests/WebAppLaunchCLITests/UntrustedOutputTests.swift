@@ -30,7 +30,7 @@ struct UntrustedOutputTests {
 
     /// An unsigned (never verifiable) token whose clear header carries `audience`.
     static func forgedToken(audience: String) -> String {
-        var bytes: [UInt8] = [1, 1, 2] + Array("k1".utf8)
+        var bytes: [UInt8] = [2, 1, 2] + Array("k1".utf8)
         bytes += [UInt8](repeating: 0, count: 7) + [1] + [UInt8](repeating: 0, count: 7) + [2]
         bytes += [UInt8](repeating: 0x11, count: 16)
         let app = Array("healthmagazin".utf8)

@@ -119,15 +119,16 @@ struct VerifyRejectionTests {
         #expect(["bad_signature", "malformed"].contains(object["error"] as? String ?? ""))
     }
 
-    @Test("a launch for healthmagazin checked as another app is wrong_app; at another app's URL, wrong_audience")
+    @Test("a launch for healthmagazin checked as another app fails its MAC (per-app keys); checked as healthmagazin at another app's URL, wrong_audience")
     func wrongAppAndAudience() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyring = try makeKeyring(in: directory)
         let url = try CLI.mint(keyring: keyring)
-        Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring, "--app", "bonusprogramm"]), codes: ["wrong_app"])
+        Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring, "--app", "bonusprogramm"]), codes: ["bad_signature"])
         let moved = url.replacingOccurrences(of: "/apps/healthmagazin?", with: "/apps/bonusprogramm?tenant=demo&")
-        Self.expectRejected(try CLI.run(["verify", moved, "--keyring", keyring]), codes: ["wrong_audience"])
+        Self.expectRejected(try CLI.run(["verify", moved, "--keyring", keyring]), codes: ["bad_signature"])
+        Self.expectRejected(try CLI.run(["verify", moved, "--keyring", keyring, "--app", "healthmagazin"]), codes: ["wrong_audience"])
     }
 
     @Test("a launch minted ten minutes ago is expired; one minted ten minutes ahead is not yet valid", arguments: [
@@ -137,7 +138,7 @@ struct VerifyRejectionTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyring = try makeKeyring(in: directory)
-        let signer = LaunchSigner(keyring: try Keyring(contentsOfFile: keyring), registry: try Registry(contentsOfFile: Repository.sampleRegistry))
+        let signer = try LaunchSigner(keyring: try Keyring(contentsOfFile: keyring), registry: try Registry(contentsOfFile: Repository.sampleRegistry))
         let url = try signer.launchURL(for: "healthmagazin", user: TestUser.user, lifetime: 60, now: Date().addingTimeInterval(offset))
         Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring]), codes: [code])
     }

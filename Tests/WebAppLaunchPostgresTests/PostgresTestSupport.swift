@@ -80,7 +80,7 @@ enum PostgresFixtures {
     )
     static let app = try! WebApp(id: "healthmagazin", title: "Gesundheitsmagazin", url: RegisteredURL("http://127.0.0.1:8080/apps/healthmagazin"))
     static let registry = try! Registry(apps: [app])
-    static let signer = LaunchSigner(keyring: keyring, registry: registry)
+    static let signer = try! LaunchSigner(keyring: keyring, registry: registry)
     static let user = LaunchUser(accessToken: "pg-access-token", firstName: "Jürgen", lastName: "Groß", kvnumber: "A123456780")
 
     /// The launch's path and query, to send to any instance (the audience is the public URL,
@@ -135,7 +135,7 @@ func withRunningServer<T: Sendable>(
     configuration.port = 0
     var logger = Logger(label: "test.server")
     logger.logLevel = .warning
-    let server = WebAppServer(configuration: configuration, replayStore: replayStore, logger: logger)
+    let server = try WebAppServer(configuration: configuration, replayStore: replayStore, logger: logger)
     let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let application = server.makeApplication { channel in
         portContinuation.yield(channel.localAddress?.port ?? 0)

@@ -15,7 +15,7 @@ struct AbsurdClockTests {
         var configuration = Fixtures.configuration()
         configuration.clock = { date }
         try configuration.validate()
-        let server = WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
+        let server = try WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
         try await server.makeApplication().test(.router) { client in
             let response = try await client.get(Fixtures.launchTarget(for: Fixtures.magazin), json: true)
             #expect(response.status == .unauthorized)

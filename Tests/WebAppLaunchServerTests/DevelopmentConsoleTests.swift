@@ -170,7 +170,7 @@ struct DevelopmentConsoleTests {
         #expect(!configuration.servesDevelopmentConsole)
         #expect(throws: ServerConfigurationError.self) { try configuration.validate() }
         // Even a server built without validation (an embedding app's mistake) has no console.
-        let server = WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
+        let server = try WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
         try await server.makeApplication().test(.router) { client in
             let console = try await client.execute(uri: "/", method: .get)
             #expect(console.status == .notFound)

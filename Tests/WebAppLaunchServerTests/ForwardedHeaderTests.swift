@@ -42,7 +42,7 @@ struct ForwardedHeaderTests {
     @Test("a launch minted for another origin with the same path is rejected even when Host and X-Forwarded-* name that origin")
     func spoofedHostDoesNotWidenTheAudience() async throws {
         let foreign = try WebApp(id: "healthmagazin", title: "Lookalike", url: RegisteredURL("https://evil.example/apps/healthmagazin"))
-        let signer = LaunchSigner(keyring: Fixtures.keyring, registry: try Registry(apps: [foreign]))
+        let signer = try LaunchSigner(keyring: Fixtures.keyring, registry: try Registry(apps: [foreign]))
         let token = try signer.launchToken(for: "healthmagazin", user: Fixtures.user, now: Fixtures.now)
         let server = try TestServer()
         try await server.test { client in

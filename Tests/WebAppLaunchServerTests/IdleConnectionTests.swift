@@ -17,7 +17,7 @@ struct IdleConnectionTests {
         configuration.port = 0
         configuration.idleTimeout = .milliseconds(500)
         try configuration.validate()
-        let server = WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
+        let server = try WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = server.makeApplication { channel in
             continuation.yield(channel.localAddress?.port ?? 0)

@@ -58,7 +58,7 @@ struct LogPrivacyTests {
         #expect(logs.lines("launch.accepted", where: "app", is: "healthmagazin").count == 1)
         #expect(logs.lines("launch.accepted", where: "app", is: "bonus").count == 1)
         #expect(logs.all.filter { $0.message == "launch.accepted" }.allSatisfy { $0.metadata["kid"] == "current" && $0.metadata["launch"]?.count == 32 })
-        for code in ["already_used", "bad_signature", "expired", "wrong_audience", "no_session", "unexpected_parameters"] {
+        for code in ["already_used", "bad_signature", "expired", "no_session", "unexpected_parameters"] {
             #expect(!logs.lines("launch.rejected", where: "code", is: code).isEmpty, "the log names \(code)")
         }
         #expect(logs.lines("launch.rejected", where: "code", is: "already_used").count == 2)

@@ -11,14 +11,13 @@ import WebAppRegistry
 /// The middleware library alone, in a plain Hummingbird app: what an embedding web app gets.
 @Suite("The middleware works in any Hummingbird app: its handler reads its own form, and only launch forms are read")
 struct MiddlewareStandaloneTests {
-    static func application(audiences: [RegisteredURL] = [Fixtures.magazin.url]) -> some ApplicationProtocol {
-        let verifier = LaunchVerifier(keyring: Fixtures.keyring, appID: Fixtures.magazin.id, audiences: audiences)
+    static func application(audiences: [RegisteredURL] = [Fixtures.magazin.url]) throws -> some ApplicationProtocol {
+        let verifier = try LaunchVerifier(keyring: Fixtures.keyring, appID: Fixtures.magazin.id, audiences: audiences)
         let router = Router(context: WebAppRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
-        let middleware = LaunchVerificationMiddleware<WebAppRequestContext>(
+        let middleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
             verifier: verifier,
             replayStore: InMemoryReplayStore(capacity: 64),
-            sessionSealer: SessionSealer(keyring: Fixtures.keyring),
             clock: { Fixtures.now }
         )
         for audience in audiences {
@@ -62,7 +61,7 @@ struct MiddlewareStandaloneTests {
     func redirectsToMatchedAudience() async throws {
         let second = try RegisteredURL("http://127.0.0.1:8080/partner/magazin?tenant=b")
         let registry = try Registry(apps: [WebApp(id: Fixtures.magazin.id, title: "Magazin", url: second)])
-        let signer = LaunchSigner(keyring: Fixtures.keyring, registry: registry)
+        let signer = try LaunchSigner(keyring: Fixtures.keyring, registry: registry)
         let url = try signer.launchURL(for: Fixtures.magazin.id, user: Fixtures.user, now: Fixtures.now)
         try await Self.application(audiences: [Fixtures.magazin.url, second]).test(.router) { client async throws in
             let response = try await client.get(String(url.dropFirst("http://127.0.0.1:8080".count)))
@@ -102,7 +101,7 @@ struct HostPrefixedCookieTests {
     func httpsCookieIsHostPrefixed() async throws {
         let secure = try RegisteredURL("https://magazin.example/apps/healthmagazin")
         let registry = try Registry(apps: [WebApp(id: Fixtures.magazin.id, title: "Magazin", url: secure)])
-        let signer = LaunchSigner(keyring: Fixtures.keyring, registry: registry)
+        let signer = try LaunchSigner(keyring: Fixtures.keyring, registry: registry)
         let url = try signer.launchURL(for: Fixtures.magazin.id, user: Fixtures.user, now: Fixtures.now)
         try await MiddlewareStandaloneTests.application(audiences: [secure]).test(.router) { client async throws in
             let response = try await client.get(String(url.dropFirst("https://magazin.example".count)))

@@ -51,6 +51,10 @@ struct RejectionTests {
         let revokedKid = Fixtures.token(for: magazin, signer: Fixtures.signer(kid: "gone", secret: 0x20))
         let sameKidOtherSecret = Fixtures.token(for: magazin, signer: Fixtures.signer(kid: "current", secret: 0x99))
         let future = Fixtures.token(for: magazin, issuedAt: Fixtures.now + 3600)
+        // The magazine's own keys, another of its URLs as audience: the MAC holds, the audience does not.
+        let elsewhereRegistry = try! Registry(apps: [WebApp(id: magazin.id, title: "Elsewhere", url: RegisteredURL("http://127.0.0.1:8080/apps/elsewhere"))])
+        let otherAudience = try! LaunchSigner(keyring: Fixtures.keyring, registry: elsewhereRegistry)
+            .launchToken(for: magazin.id, user: Fixtures.user, now: Fixtures.now)
         let path = magazinPath
         return [
             .get("a token with one bit of its MAC flipped", "\(path)?launch=\(Fixtures.flippingBit(of: token, atByte: -1))", .badSignature),
@@ -62,8 +66,10 @@ struct RejectionTests {
             .get("a token presented at expiry plus skew", "\(path)?launch=\(token)", clockOffset: 60 + 60, .expired),
             .get("a token presented a day after it expired", "\(path)?launch=\(token)", clockOffset: 86_400, .expired),
             .get("a token issued an hour in the future", "\(path)?launch=\(future)", .notYetValid),
-            .get("a token minted for the bonus app presented at the magazine's path", "\(path)?launch=\(bonusToken)", .wrongAudience),
-            .get("a token with the magazine's audience but another app id", "\(path)?launch=\(wrongApp)", .wrongApp),
+            // Per-app keys: another app's launch fails at the MAC, before its audience is read.
+            .get("a token minted for the bonus app presented at the magazine's path", "\(path)?launch=\(bonusToken)", .badSignature),
+            .get("a token with the magazine's audience but another app id", "\(path)?launch=\(wrongApp)", .badSignature),
+            .get("a token under the magazine's keys for another of its URLs", "\(path)?launch=\(otherAudience)", .wrongAudience),
             .get("a launch with an extra query parameter", "\(path)?launch=\(token)&utm_source=mail", .unexpectedParameters),
             .get("a bonus launch without its registered tenant parameter", "/apps/bonus?launch=\(bonusToken)", .unexpectedParameters),
             .get("a bonus launch with its tenant parameter changed", "/apps/bonus?tenant=evil&launch=\(bonusToken)", .unexpectedParameters),

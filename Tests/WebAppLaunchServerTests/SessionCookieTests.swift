@@ -13,10 +13,9 @@ struct SessionCookieTests {
 
     /// A session for the fixture user and app, sealed by a sealer of the caller's choice.
     static func sealedSession(by sealer: SessionSealer, expiresAt: UInt64) throws -> String {
-        let verifier = LaunchVerifier(keyring: Fixtures.keyring, app: magazin)
+        let verifier = try LaunchVerifier(keyring: Fixtures.keyring, app: magazin)
         let launch = try verifier.verify(token: Fixtures.token(for: magazin), now: Fixtures.now)
-        let session = LaunchSession(launch: launch, expiresAt: expiresAt)
-        return try sealer.seal(Array(JSONEncoder().encode(session)))
+        return try sealer.sealSession(SessionPayload(launch: launch, expiresAt: expiresAt, includeAccessToken: true))
     }
 
     static func expectNoPage(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -43,9 +42,9 @@ struct SessionCookieTests {
     @Test("a well-formed session sealed under the right kid but another secret is a forgery and opens nothing")
     func forgedUnderAnotherSecret() async throws {
         let attacker = try Keyring(keys: [KeyringKey(kid: "current", status: .active, secret: Fixtures.secret(0x99))], isDevelopment: true)
-        let forged = try Self.sealedSession(by: SessionSealer(keyring: attacker), expiresAt: UInt64.max / 2)
+        let forged = try Self.sealedSession(by: SessionSealer(keyring: attacker, appID: Self.magazin.id), expiresAt: UInt64.max / 2)
         // The same session sealed with the real key opens the page: the forgery fails only for its key.
-        let genuine = try Self.sealedSession(by: SessionSealer(keyring: Fixtures.keyring), expiresAt: UInt64.max / 2)
+        let genuine = try Self.sealedSession(by: SessionSealer(keyring: Fixtures.keyring, appID: Self.magazin.id), expiresAt: UInt64.max / 2)
         try await TestServer().test { client in
             Self.expectNoPage(try await client.get("/apps/healthmagazin", cookie: forged))
             #expect(try await client.get("/apps/healthmagazin", cookie: genuine).status == .ok)

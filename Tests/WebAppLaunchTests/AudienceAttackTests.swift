@@ -29,10 +29,12 @@ struct AudienceAttackTests {
             .token("an app id differing by case", base.with { $0.app = Array("HealthMagazin".utf8) }.token, expect: .wrongApp),
             .token("an app id with a character outside the id alphabet", base.with { $0.app = Array("health/magazin".utf8) }.token, expect: .malformed),
             .token("an empty app id", base.with { $0.app = [] }.token, expect: .malformed),
+            // Per-app keys (SPEC.md §2.2): the other app's launch is MACed under its own app
+            // key, so it fails here at the MAC, before audience or app id are read.
             .token(
                 "a genuine token for another registered app",
                 AttackFixtures.mint(.sealed, app: Fixtures.bonus),
-                expect: .wrongAudience
+                expect: .badSignature
             ),
         ]
     }()

@@ -11,7 +11,7 @@ struct FuzzRegressionTests {
     /// canonical equivalent: `K` (U+212A KELVIN SIGN), `;` (U+037E GREEK QUESTION MARK) and
     /// `` ` `` (U+1FEF GREEK VARIA).
     static let app = try! WebApp(id: "unit", title: "Unit", url: RegisteredURL("https://k.example/app?unit=K&sep=;&q=`"))
-    static let verifier = LaunchVerifier(keyring: Fixtures.keyring, app: app)
+    static let verifier = try! LaunchVerifier(keyring: Fixtures.keyring, app: app)
     static let token: String = try! LaunchSigner(keyring: Fixtures.keyring, registry: Registry(apps: [app]))
         .launchToken(for: "unit", user: Fixtures.user, now: Fixtures.now)
 

@@ -27,14 +27,14 @@ struct HKDFTests {
         #expect(Hex.encode(okm) == testCase.okm)
     }
 
-    @Test("the four purpose labels derive four different keys from one secret")
+    @Test("the four purpose labels derive four different keys from one app key")
     func labelsSeparateKeys() throws {
         let secret = Array(repeating: UInt8(0x42), count: 32)
-        let labels = ["mac key", "seal key", "session key", "replay key"].map { Array("WebAppLaunch-v1 \($0)".utf8) }
+        let labels = ["mac key", "seal key", "session key", "replay key"].map { Array("WebAppLaunch-v2 \($0)".utf8) }
         let keys = try labels.map { try HKDF.deriveKey(secret: secret, info: $0, count: 32) }
         #expect(Set(keys.map(Hex.encode)).count == 4)
         #expect(labels == [Labels.macKey, Labels.sealKey, Labels.sessionKey, Labels.replayKey])
-        #expect(Labels.tokenMAC == Array("WebAppLaunch-v1 token".utf8))
-        #expect(Labels.session == Array("WebAppLaunch-v1 session".utf8))
+        #expect(Labels.tokenMAC == Array("WebAppLaunch-v2 token".utf8))
+        #expect(Labels.session == Array("WebAppLaunch-v2 session".utf8))
     }
 }

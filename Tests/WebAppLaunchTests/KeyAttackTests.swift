@@ -27,17 +27,17 @@ struct KeyAttackTests {
             }.token, expect: .revokedKey),
             .token(
                 "a token minted while the verify-only key was active still verifies",
-                AttackFixtures.mint(.sealed, signer: LaunchSigner(keyring: AttackFixtures.oldKeyActive, registry: Fixtures.registry)),
+                AttackFixtures.mint(.sealed, signer: try! LaunchSigner(keyring: AttackFixtures.oldKeyActive, registry: Fixtures.registry)),
                 expect: nil
             ),
             .token(
                 "a signed token minted while the verify-only key was active still verifies",
-                AttackFixtures.mint(.signed, signer: LaunchSigner(keyring: AttackFixtures.oldKeyActive, registry: Fixtures.registry)),
+                AttackFixtures.mint(.signed, signer: try! LaunchSigner(keyring: AttackFixtures.oldKeyActive, registry: Fixtures.registry)),
                 expect: nil
             ),
             .token(
                 "a token whose key was removed from the keyring is unknown",
-                AttackFixtures.mint(.sealed, signer: LaunchSigner(keyring: AttackFixtures.oldKeyActive, registry: Fixtures.registry)),
+                AttackFixtures.mint(.sealed, signer: try! LaunchSigner(keyring: AttackFixtures.oldKeyActive, registry: Fixtures.registry)),
                 verifier: Fixtures.verifier(keyring: AttackFixtures.currentOnly),
                 expect: .unknownKey
             ),

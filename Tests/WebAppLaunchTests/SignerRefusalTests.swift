@@ -85,9 +85,9 @@ struct SignerRefusalTests {
     func noSigningKey() throws {
         let keyring = try Fixtures.keyring.setting(.verifyOnly, forKeyID: "current")
         #expect(keyring.signingKey == nil)
-        #expect(Self.mintCode(Fixtures.user, signer: LaunchSigner(keyring: keyring, registry: Fixtures.registry)) == .noSigningKey)
+        #expect(Self.mintCode(Fixtures.user, signer: try LaunchSigner(keyring: keyring, registry: Fixtures.registry)) == .noSigningKey)
         let revoked = try Fixtures.keyring.setting(.revoked, forKeyID: "current")
-        #expect(Self.mintCode(Fixtures.user, signer: LaunchSigner(keyring: revoked, registry: Fixtures.registry)) == .noSigningKey)
+        #expect(Self.mintCode(Fixtures.user, signer: try LaunchSigner(keyring: revoked, registry: Fixtures.registry)) == .noSigningKey)
     }
 
     @Test("the signer signs with the newest active key")

@@ -68,7 +68,7 @@ struct TamperingAttackTests {
         return [
             .token("the forged signed reference token is accepted", base.token, expect: nil),
             .token("the forged sealed reference token is accepted", sealedBase.token, expect: nil),
-            edit("version changed to 2", .unsupportedVersion) { $0.version = 2 },
+            edit("version changed to 1 (before per-app keys)", .unsupportedVersion) { $0.version = 1 },
             edit("version changed to 0", .unsupportedVersion) { $0.version = 0 },
             edit("version changed to 255", .unsupportedVersion) { $0.version = 255 },
             edit("mode changed from signed to sealed", .badSignature) { $0.mode = LaunchMode.sealed.rawValue },
@@ -106,7 +106,7 @@ struct TamperingAttackTests {
     @Test("the bit-flip expectations rest on the base token's layout: kid `current` followed by a zero iat byte", arguments: LaunchMode.allCases)
     func bitFlipPremise(_ mode: LaunchMode) {
         let blob = AttackFixtures.blob(of: AttackFixtures.token(mode))
-        #expect(blob[0] == 1)
+        #expect(blob[0] == 2)
         #expect(blob[1] == mode.rawValue)
         #expect(blob[2] == 7)
         #expect(Array(blob[3..<10]) == Array("current".utf8))

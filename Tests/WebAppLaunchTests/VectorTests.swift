@@ -12,7 +12,7 @@ extension VectorFile.Negative: CustomTestStringConvertible {
 }
 
 extension VectorFile.Session: CustomTestStringConvertible {
-    var testDescription: String { name }
+    var testDescription: String { "\(name): \(description)" }
 }
 
 @Suite("The Python reference vectors match byte for byte, both ways", .tags(.knownAnswer))
@@ -21,6 +21,20 @@ struct VectorTests {
 
     static func keyring(secretHex: String, kid: String) throws -> Keyring {
         try Keyring(keys: [KeyringKey(kid: kid, status: .active, secret: KeySecret(bytes: Hex.decode(secretHex)))], isDevelopment: false)
+    }
+
+    /// The keyring a vector describes: launcher (root secrets) or app (app keys).
+    static func keyring(_ spec: VectorFile.KeyringSpec) throws -> Keyring {
+        let keys = try spec.keys.map { key in
+            let status = try #require(KeyStatus(rawValue: key.status))
+            let hex = try #require(spec.kind == "app" ? key.app_key_hex : key.secret_hex)
+            return try KeyringKey(kid: key.kid, status: status, secret: KeySecret(bytes: Hex.decode(hex)))
+        }
+        if spec.kind == "app" {
+            return try Keyring(appKeys: keys, forApp: try #require(spec.app), isDevelopment: false)
+        }
+        #expect(spec.kind == "launcher")
+        return try Keyring(keys: keys, isDevelopment: false)
     }
 
     @Test("the vectors file holds at least 12 positive vectors in both modes, and negative ones")
@@ -36,35 +50,43 @@ struct VectorTests {
     func mint(_ vector: VectorFile.Vector) throws {
         let inputs = vector.inputs
         let keyring = try Self.keyring(secretHex: inputs.secret_hex, kid: inputs.kid)
-        let app = try WebApp(id: inputs.app_id, title: "Vector", url: RegisteredURL(inputs.registered_url))
-        let signer = LaunchSigner(keyring: keyring, registry: try Registry(apps: [app]))
+        let webApp = try WebApp(id: inputs.app_id, title: "Vector", url: RegisteredURL(inputs.registered_url))
+        let signer = try LaunchSigner(keyring: keyring, registry: try Registry(apps: [webApp]))
         let mode = try #require(LaunchMode(name: inputs.mode))
         let user = LaunchUser(accessToken: inputs.user.access_token, firstName: inputs.user.firstname, lastName: inputs.user.lastname, kvnumber: inputs.user.kvnumber)
         let randomness = LaunchSigner.FixedRandomness(nonce: Hex.decode(inputs.nonce_hex), iv: inputs.iv_hex.map(Hex.decode) ?? [])
-        let minted = try signer.mint(for: app, user: user, mode: mode, lifetime: inputs.lifetime, now: inputs.iat, randomness: randomness)
+        let minted = try signer.mint(for: webApp, user: user, mode: mode, lifetime: inputs.lifetime, now: inputs.iat, randomness: randomness)
 
-        let derived = try #require(keyring.derivedKeys(kid: inputs.kid))
+        let derived = try #require(try keyring.appKeys(for: inputs.app_id).entry(kid: inputs.kid)).derived
         let expected = vector.intermediates
+        #expect(Hex.encode(derived.appKey) == expected.app_key_hex)
         #expect(Hex.encode(derived.macKeyBytes) == expected.mac_key_hex)
         #expect(Hex.encode(derived.seal) == expected.seal_key_hex)
         #expect(Hex.encode(derived.session) == expected.session_key_hex)
-        let secret = Hex.decode(inputs.secret_hex)
-        #expect(Hex.encode(try HKDF.deriveKey(secret: secret, info: Array("WebAppLaunch-v1 replay key".utf8), count: 32)) == expected.replay_key_hex)
-        #expect(app.url.description == expected.audience)
+        #expect(Hex.encode(derived.replayKeyBytes) == expected.replay_key_hex)
+        // The app key, computed here from SPEC.md §2.2 rather than by the code under test.
+        let app = Array(inputs.app_id.utf8)
+        let info = Array("WebAppLaunch-v2 app key".utf8) + [UInt8(app.count)] + app
+        #expect(Hex.encode(try HKDF.deriveKey(secret: Hex.decode(inputs.secret_hex), info: info, count: 32)) == expected.app_key_hex)
+        #expect(webApp.url.description == expected.audience)
         #expect(Hex.encode(minted.claimsBlock) == expected.claims_block_hex)
         #expect(Hex.encode(minted.headerBytes) == expected.header_hex)
         #expect(Hex.encode(minted.body) == expected.body_hex)
         #expect(Hex.encode(minted.macInput) == expected.mac_input_hex)
         #expect(Hex.encode(minted.mac) == expected.mac_hex)
         #expect(minted.token == vector.expected.token)
-        #expect(LaunchSigner.launchURL(audience: app.url, token: minted.token) == vector.expected.launch_url)
+        #expect(LaunchSigner.launchURL(audience: webApp.url, token: minted.token) == vector.expected.launch_url)
     }
 
-    @Test("verifying the vector's launch URL at its issue time gives exactly its claims", arguments: file.vectors)
-    func verify(_ vector: VectorFile.Vector) throws {
+    @Test("verifying the vector's launch URL at its issue time gives exactly its claims, with the launcher keyring and with the exported app keyring", arguments: file.vectors, [false, true])
+    func verify(_ vector: VectorFile.Vector, withAppKeyring: Bool) throws {
         let inputs = vector.inputs
-        let keyring = try Self.keyring(secretHex: inputs.secret_hex, kid: inputs.kid)
-        let verifier = LaunchVerifier(keyring: keyring, appID: inputs.app_id, audiences: [try RegisteredURL(inputs.registered_url)])
+        var keyring = try Self.keyring(secretHex: inputs.secret_hex, kid: inputs.kid)
+        if withAppKeyring {
+            keyring = try keyring.exportingApp(inputs.app_id)
+            #expect(keyring.keys.map { Hex.encode($0.secret.bytes) } == [vector.intermediates.app_key_hex])
+        }
+        let verifier = try LaunchVerifier(keyring: keyring, appID: inputs.app_id, audiences: [try RegisteredURL(inputs.registered_url)])
         let now = Date(timeIntervalSince1970: Double(inputs.iat))
         let launch = try verifier.verify(url: vector.expected.launch_url, now: now)
         let fromToken = try verifier.verify(token: vector.expected.token, now: now)
@@ -92,7 +114,7 @@ struct VectorTests {
         let body = Hex.decode(vector.intermediates.body_hex)
         let count = UInt32(body.count)
         #expect(blob == header + TokenForge.bigEndian(count) + body + Hex.decode(vector.intermediates.mac_hex))
-        #expect(Hex.decode(vector.intermediates.mac_input_hex) == Array("WebAppLaunch-v1 token".utf8) + blob.dropLast(32))
+        #expect(Hex.decode(vector.intermediates.mac_input_hex) == Array("WebAppLaunch-v2 token".utf8) + blob.dropLast(32))
         let parsed = try TokenLayout.parse(blob)
         #expect(Array(parsed.headerBytes) == header)
         #expect(Array(parsed.body) == body)
@@ -100,26 +122,66 @@ struct VectorTests {
 
     @Test("negative vectors are rejected with exactly the stated code (or accepted when none is stated)", arguments: file.negative)
     func negative(_ vector: VectorFile.Negative) throws {
-        let keyring = try Self.keyring(secretHex: vector.secret_hex, kid: vector.kid)
-        let verifier = LaunchVerifier(keyring: keyring, appID: vector.app_id, audiences: [try RegisteredURL(vector.registered_url)])
+        let keyring = try Self.keyring(vector.keyring)
+        let verifier = try LaunchVerifier(keyring: keyring, appID: vector.app_id, audiences: [try RegisteredURL(vector.registered_url)])
+        let expected = vector.expected_error.map(LaunchError.Code.init(rawValue:))
         let row: AttackRow
-        if let query = vector.query {
-            row = AttackRow(vector.name, .request(query: query, form: nil), now: vector.now, verifier: verifier, expect: vector.expected_error.map(LaunchError.Code.init(rawValue:)))
+        if let url = vector.url {
+            row = AttackRow(vector.name, .url(url), now: vector.now, verifier: verifier, expect: expected)
+        } else if vector.query != nil || vector.form != nil {
+            row = AttackRow(vector.name, .request(query: vector.query, form: vector.form), now: vector.now, verifier: verifier, expect: expected)
         } else {
             let token = try #require(vector.token)
-            row = .token(vector.name, token, now: vector.now, verifier: verifier, expect: vector.expected_error.map(LaunchError.Code.init(rawValue:)))
+            row = .token(vector.name, token, now: vector.now, verifier: verifier, expect: expected)
         }
         row.check()
     }
 
-    @Test("session cookies sealed by the Python reference open to their payload", arguments: file.sessions)
+    @Test("every verification error code a verifier alone can give has a negative vector")
+    func everyCodeHasAVector() {
+        let codes = Set(Self.file.negative.compactMap(\.expected_error))
+        let expected: Set<String> = [
+            "malformed", "too_large", "unsupported_version", "unsupported_mode", "unknown_key", "revoked_key",
+            "bad_signature", "invalid_lifetime", "lifetime_too_long", "not_yet_valid", "expired", "wrong_audience",
+            "wrong_app", "unexpected_parameters", "invalid_claims",
+        ]
+        #expect(codes == expected)
+        #expect(Self.file.negative.contains { $0.form != nil && $0.expected_error == nil })
+        #expect(Self.file.negative.contains { $0.keyring.kind == "app" })
+        #expect(Self.file.sessions.contains { $0.payload == nil })
+    }
+
+    static func fields(_ session: SessionPayload) -> VectorFile.SessionFields {
+        VectorFile.SessionFields(
+            expires_at: session.expiresAt, app: session.appID, kid: session.kid, launch_id_hex: session.launchID.hex,
+            firstname: session.firstName, lastname: session.lastName, kvnumber: session.kvnumber, access_token: session.accessToken
+        )
+    }
+
+    @Test("session cookies of the Python reference open to exactly their payload, or to no session; sealing with the vector's IV gives exactly the cookie", arguments: file.sessions)
     func session(_ vector: VectorFile.Session) throws {
-        let keyring = try Self.keyring(secretHex: vector.secret_hex, kid: vector.kid)
-        #expect(Hex.encode(try #require(keyring.derivedKeys(kid: vector.kid)).session) == vector.session_key_hex)
-        let opened = SessionSealer(keyring: keyring).open(vector.cookie)
-        #expect(opened.map(Hex.encode) == vector.payload_hex)
+        let keyring = try Self.keyring(vector.keyring)
+        let sealer = try SessionSealer(keyring: keyring, appID: vector.app_id)
+        let opened = sealer.openSession(vector.cookie, now: vector.now)
+        #expect(opened.map(Self.fields) == vector.payload)
+        guard let payload = vector.payload else { return }
+        let session = try #require(opened)
+        #expect(Hex.encode(session.encoded()) == vector.payload_hex)
+        guard let ivHex = vector.iv_hex else { return }
+        let derived = try #require(try keyring.appKeys(for: vector.app_id).signing).derived
+        #expect(Hex.encode(derived.appKey) == vector.app_key_hex)
+        #expect(Hex.encode(derived.session) == vector.session_key_hex)
+        let rebuilt = try SessionPayload(
+            expiresAt: payload.expires_at, appID: payload.app, kid: payload.kid,
+            launchID: try #require(ReplayID(bytes: Hex.decode(payload.launch_id_hex))),
+            firstName: payload.firstname, lastName: payload.lastname, kvnumber: payload.kvnumber, accessToken: payload.access_token
+        )
+        #expect(try sealer.sealSession(rebuilt, iv: Hex.decode(ivHex)) == vector.cookie)
         var tampered = try #require(Base64URL.decode(vector.cookie))
         tampered[tampered.count - 1] ^= 1
-        #expect(SessionSealer(keyring: keyring).open(Base64URL.encode(tampered)) == nil)
+        #expect(sealer.openSession(Base64URL.encode(tampered), now: vector.now) == nil)
+        // Bound to its app: the same keyring's sealer for another app opens nothing.
+        let otherApp = String(vector.app_id.dropLast()) + (vector.app_id.hasSuffix("x") ? "y" : "x")
+        #expect(try SessionSealer(keyring: keyring, appID: otherApp).open(vector.cookie) == nil)
     }
 }

@@ -30,11 +30,11 @@ final class Fixtures: @unchecked Sendable {
         let keyring = try LaunchFixtures.keyring()
         let registry = try LaunchFixtures.registry()
         guard let app = registry.app(id: LaunchFixtures.appID) else { throw FixtureError("no app") }
-        signer = LaunchSigner(keyring: keyring, registry: registry)
-        verifier = LaunchVerifier(keyring: keyring, app: app)
+        signer = try LaunchSigner(keyring: keyring, registry: registry)
+        verifier = try LaunchVerifier(keyring: keyring, app: app)
         now = Date(timeIntervalSince1970: 1_790_000_000)
         let (_, secret) = try LaunchFixtures.signingSecret()
-        let floor = try RawKeyedHMAC(key: try LaunchFixtures.macKey(secret: secret))
+        let floor = try RawKeyedHMAC(key: try LaunchFixtures.macKey(secret: secret, appID: LaunchFixtures.appID))
         self.floor = floor
         var tokens: [LaunchMode: String] = [:]
         var inputs: [LaunchMode: [UInt8]] = [:]
@@ -62,7 +62,7 @@ final class Fixtures: @unchecked Sendable {
     /// jwt-kit needs an async setup: the same derived MAC key as ours, as an HS256 key.
     func prepareJWT() async throws {
         let (_, secret) = try LaunchFixtures.signingSecret()
-        await jwtKeys.add(hmac: HMACKey(from: try LaunchFixtures.macKey(secret: secret)), digestAlgorithm: .sha256)
+        await jwtKeys.add(hmac: HMACKey(from: try LaunchFixtures.macKey(secret: secret, appID: LaunchFixtures.appID)), digestAlgorithm: .sha256)
         jwtToken = try await jwtKeys.sign(jwtPayload)
         _ = try await jwtKeys.verify(jwtToken, as: LaunchJWT.self)
     }

@@ -55,9 +55,15 @@ public enum LaunchFixtures {
         return (key.kid, secret)
     }
 
-    /// The token MAC key, derived exactly as SPEC.md 2.2 states.
-    public static func macKey(secret: [UInt8]) throws -> [UInt8] {
-        let info = Array("WebAppLaunch-v1 mac key".utf8)
+    /// The token MAC key of an app, derived exactly as SPEC.md 2.2 and 2.3 state: the app
+    /// key from the root secret and the length-prefixed app id, the MAC key from the app key.
+    public static func macKey(secret: [UInt8], appID: String) throws -> [UInt8] {
+        let app = Array(appID.utf8)
+        let appKey = try hkdf(secret, info: Array("WebAppLaunch-v2 app key".utf8) + [UInt8(app.count)] + app)
+        return try hkdf(appKey, info: Array("WebAppLaunch-v2 mac key".utf8))
+    }
+
+    private static func hkdf(_ secret: [UInt8], info: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         let ok = secret.withUnsafeBufferPointer { s in
             info.withUnsafeBufferPointer { i in
@@ -73,7 +79,7 @@ public enum LaunchFixtures {
     /// The MAC input of a token (SPEC.md 6): the label followed by the decoded token without its MAC.
     public static func macInput(ofToken token: String) throws -> (input: [UInt8], mac: [UInt8]) {
         guard let blob = Base64URL.decode(token), blob.count > 32 else { throw FixtureError("not a token") }
-        return (Array("WebAppLaunch-v1 token".utf8) + blob.dropLast(32), Array(blob.suffix(32)))
+        return (Array("WebAppLaunch-v2 token".utf8) + blob.dropLast(32), Array(blob.suffix(32)))
     }
 }
 

@@ -32,7 +32,7 @@ func mintLaunches() throws {
     guard let port = Int(option("--port", "8080")), let count = Int(option("--count", "1000")) else { fail("bad --port/--count") }
     guard let mode = LaunchMode(name: option("--mode", "sealed")) else { fail("bad --mode") }
     let registry = try DevelopmentDefaults.rebasingLoopbackApps(of: try LaunchFixtures.registry(), host: "127.0.0.1", port: port)
-    let signer = LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: registry)
+    let signer = try LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: registry)
     guard let app = registry.app(id: LaunchFixtures.appID) else { fail("no app") }
     let prefix = app.url.path + (app.url.query.map { "?" + $0 + "&" } ?? "?") + "launch="
     var out = [UInt8]()
@@ -85,7 +85,7 @@ func replayMemory() throws {
 
 /// Sizes of the typical launch, for the table: token text length and MAC input length per mode.
 func describe() throws {
-    let signer = LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: try LaunchFixtures.registry())
+    let signer = try LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: try LaunchFixtures.registry())
     var fields: [String] = []
     for mode in [LaunchMode.signed, .sealed] {
         let token = try signer.launchToken(for: LaunchFixtures.appID, user: LaunchFixtures.user, mode: mode)
@@ -104,8 +104,8 @@ func loop() throws {
     }
     let keyring = try LaunchFixtures.keyring(), registry = try LaunchFixtures.registry()
     guard let app = registry.app(id: LaunchFixtures.appID) else { fail("no app") }
-    let signer = LaunchSigner(keyring: keyring, registry: registry)
-    let verifier = LaunchVerifier(keyring: keyring, app: app)
+    let signer = try LaunchSigner(keyring: keyring, registry: registry)
+    let verifier = try LaunchVerifier(keyring: keyring, app: app)
     let now = Date(timeIntervalSince1970: 1_790_000_000)
     let token = try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: 60, now: now)
     var checksum = 0
@@ -117,7 +117,7 @@ func loop() throws {
             checksum &+= try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: 60, now: now).utf8.count
         }
     case "floor":
-        let floor = try RawKeyedHMAC(key: try LaunchFixtures.macKey(secret: try LaunchFixtures.signingSecret().secret))
+        let floor = try RawKeyedHMAC(key: try LaunchFixtures.macKey(secret: try LaunchFixtures.signingSecret().secret, appID: app.id))
         let (input, _) = try LaunchFixtures.macInput(ofToken: token)
         input.withUnsafeBufferPointer { input in
             for _ in 0..<iterations { checksum &+= floor.mac(input) ? 1 : 0 }

@@ -112,13 +112,13 @@ public enum Fixtures {
         var signers: [String: LaunchSigner] = [:]
         for key in [old, right] {
             let only = try! Keyring(keys: [try! KeyringKey(kid: key.kid, status: .active, secret: key.secret)], isDevelopment: false)
-            signers[key.kid] = LaunchSigner(keyring: only, registry: registry)
+            signers[key.kid] = try! LaunchSigner(keyring: only, registry: registry)
         }
         let pieces = (app.url.query.map { Array($0.utf8).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map(Array.init) } ?? [])
             .sorted { $0.lexicographicallyPrecedes($1) }
         return VerifierConfig(
             name: name, keyring: keyring, app: app, registry: registry,
-            verifier: LaunchVerifier(keyring: keyring, app: app),
+            verifier: try! LaunchVerifier(keyring: keyring, app: app),
             now: Date(timeIntervalSince1970: TimeInterval(now)), activeKid: kid, signers: signers,
             registeredPieces: pieces, seedTokens: tokens, seedQueries: queries)
     }
@@ -182,7 +182,7 @@ public func resign(_ prefix: [UInt8], config: VerifierConfig) -> String {
             kid = named
         }
     }
-    let mac = try! config.keyring.derivedKeys(kid: kid)!.mac.authenticationCode(prefix: Labels.tokenMAC, message: prefix)
+    let mac = try! config.keyring.appKeys(for: config.app.id).entry(kid: kid)!.derived.mac.authenticationCode(prefix: Labels.tokenMAC, message: prefix)
     return Base64URL.encode(prefix + mac)
 }
 

@@ -15,7 +15,7 @@ guard arguments.count >= 5, let count = Int(arguments[4]) else {
 }
 let lifetime = arguments.count > 5 ? UInt64(arguments[5]) ?? 300 : 300
 let prefix = arguments.count > 6 ? arguments[6] : "L"
-let signer = LaunchSigner(keyring: try Keyring(contentsOfFile: arguments[1]), registry: try Registry(contentsOfFile: arguments[2]))
+let signer = try LaunchSigner(keyring: try Keyring(contentsOfFile: arguments[1]), registry: try Registry(contentsOfFile: arguments[2]))
 
 /// A valid KVNR for a serial number (letter + 8 digits + check digit, SPEC.md §10.1).
 func kvnr(_ serial: Int) -> String {

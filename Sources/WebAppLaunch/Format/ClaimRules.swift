@@ -20,25 +20,26 @@ enum ClaimRules {
         return bytes.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
-    /// A name is non-empty, at most 256 bytes, contains no control or format characters
-    /// (no bidi overrides, no zero-width tricks) and is already in NFC.
+    /// A name is non-empty, at most 256 bytes, holds only scalars of the Unicode 14.0 table
+    /// (no controls, no format characters such as bidi overrides or zero-width tricks, no
+    /// private use, nothing unassigned in 14.0), does not start or end with a space, and is
+    /// already in NFC (SPEC.md §10.3).
     static func isValidName(_ name: String) -> Bool {
         let bytes = name.utf8
         guard !bytes.isEmpty, bytes.count <= maximumNameBytes else { return false }
-        // Fast path: printable ASCII is NFC and has no Cc/Cf/Z*/C* scalars; the only ASCII
-        // White_Space left once controls are excluded is the space.
+        // Fast path: printable ASCII is NFC and wholly in the table; the only ASCII edge space
+        // left once controls are excluded is the space.
         if let ascii = bytes.withContiguousStorageIfAvailable({ Self.asciiNameVerdict($0) }) ?? nil { return ascii }
-        for scalar in name.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
-                return false
-            default:
-                continue
-            }
+        // The fixed Unicode 14.0 table, not the runtime's categories (SPEC.md §10.3): the
+        // answer must not depend on which Unicode version this binary was built with.
+        for scalar in name.unicodeScalars where !NameScalars.isAllowed(scalar.value) {
+            return false
         }
-        guard name.unicodeScalars.first?.properties.isWhitespace == false,
-              name.unicodeScalars.last?.properties.isWhitespace == false
+        guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last,
+              !NameScalars.isEdgeSpace(first.value), !NameScalars.isEdgeSpace(last.value)
         else { return false }
+        // Every scalar is assigned in Unicode 14.0, so NFC is the same under any normaliser
+        // of 14.0 or later (Unicode normalization stability).
         return isAlreadyNFC(name) || bytes.elementsEqual(name.precomposedStringWithCanonicalMapping.utf8)
     }
 

@@ -3,7 +3,7 @@
 /// Readable by anyone holding the URL, in either mode. Only trust a header that came out of
 /// ``LaunchVerifier``; ``LaunchInspector`` returns unverified headers for debugging.
 public struct LaunchHeader: Sendable, Hashable {
-    /// The format version (1).
+    /// The format version (2).
     public let version: UInt8
     /// Signed or sealed.
     public let mode: LaunchMode

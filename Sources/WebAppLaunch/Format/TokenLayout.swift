@@ -1,4 +1,4 @@
-/// Reading and writing the binary token of format version 1, byte by byte as SPEC.md states:
+/// Reading and writing the binary token of format version 2, byte by byte as SPEC.md states:
 ///
 /// ```
 /// version u8 | mode u8 | kid_len u8 | kid | iat u64 | exp u64 | nonce[16]
@@ -8,9 +8,11 @@
 /// `iv[12] || AES-256-GCM(claims) || tag[16]` (sealed). The claims block is four
 /// `u16 length || bytes` fields: access token, first name, last name, KVNR.
 enum TokenLayout {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     static let nonceByteCount = 16
     static let macByteCount = 32
+    /// The longest audience: a registered URL's canonical text is at most 2048 bytes.
+    static let maximumAudienceByteCount = 2048
     /// The smallest possible token: one-byte kid, app and audience, empty body.
     static let minimumByteCount = 3 + 1 + 8 + 8 + nonceByteCount + 1 + 1 + 2 + 1 + 4 + macByteCount
 
@@ -89,8 +91,12 @@ enum TokenLayout {
             let headerEnd = reader.position
             let body = try reader.readPrefixed32()
             guard reader.isAtEnd else { throw LaunchError(.malformed, "the token has trailing bytes") }
+            // SPEC.md §11 step 5: the layout's limits hold for what the MAC covers too; an
+            // audience over 2048 bytes can match no registered URL and is malformed, not
+            // wrong_audience.
             guard let appID = String(validating: app, as: UTF8.self), WebAppIDRule.isValid(appID),
-                  let audienceText = String(validating: audience, as: UTF8.self), !audienceText.isEmpty
+                  (1...maximumAudienceByteCount).contains(audience.count),
+                  let audienceText = String(validating: audience, as: UTF8.self)
             else {
                 throw LaunchError(.malformed, "the token's app id or audience is not valid text")
             }

@@ -1,7 +1,11 @@
-/// The per-purpose keys HKDF derives from one keyring secret (SPEC.md, "Keys").
+/// The per-purpose keys HKDF derives from one app key (SPEC.md §2.3).
 ///
-/// Derived once when the keyring loads, so verification never runs HKDF.
+/// Derived once when a keyring, signer, verifier or session sealer is built, so verification
+/// never runs HKDF.
 final class DerivedKeys: Sendable {
+    /// The app key these keys derive from: `HKDF(root secret, "WebAppLaunch-v2 app key" ||
+    /// u8 app_len || app)` for a launcher keyring, or the stored key of an app keyring.
+    let appKey: [UInt8]
     /// Keyed HMAC-SHA256 for the token MAC.
     let mac: HMACSHA256Key
     /// AES-256-GCM key for sealed claims.
@@ -12,12 +16,29 @@ final class DerivedKeys: Sendable {
     let replay: HMACSHA256Key
     /// The raw MAC key, kept for the test vectors' intermediate values.
     let macKeyBytes: [UInt8]
+    /// The raw replay key, kept for the test vectors' intermediate values.
+    let replayKeyBytes: [UInt8]
 
-    init(secret: KeySecret) throws(CryptoFailure) {
-        macKeyBytes = try HKDF.deriveKey(secret: secret.bytes, info: Labels.macKey, count: 32)
+    /// Derives the four keys of an app from its app key.
+    init(appKey: [UInt8]) throws(CryptoFailure) {
+        self.appKey = appKey
+        macKeyBytes = try HKDF.deriveKey(secret: appKey, info: Labels.macKey, count: 32)
         mac = try HMACSHA256Key(key: macKeyBytes)
-        seal = try HKDF.deriveKey(secret: secret.bytes, info: Labels.sealKey, count: 32)
-        session = try HKDF.deriveKey(secret: secret.bytes, info: Labels.sessionKey, count: 32)
-        replay = try HMACSHA256Key(key: try HKDF.deriveKey(secret: secret.bytes, info: Labels.replayKey, count: 32))
+        seal = try HKDF.deriveKey(secret: appKey, info: Labels.sealKey, count: 32)
+        session = try HKDF.deriveKey(secret: appKey, info: Labels.sessionKey, count: 32)
+        replayKeyBytes = try HKDF.deriveKey(secret: appKey, info: Labels.replayKey, count: 32)
+        replay = try HMACSHA256Key(key: replayKeyBytes)
+    }
+
+    /// The app key of `appID` under a root secret: HKDF-SHA256 with an empty salt and
+    /// `"WebAppLaunch-v2 app key" || u8 app_len || app` as info (SPEC.md §2.2).
+    /// - Parameters:
+    ///   - rootSecret: A launcher keyring's secret.
+    ///   - appID: A valid app id (1 to 64 bytes of `[A-Za-z0-9._-]`).
+    /// - Returns: 32 bytes.
+    static func appKey(rootSecret: [UInt8], appID: String) throws(CryptoFailure) -> [UInt8] {
+        let app = Array(appID.utf8)
+        precondition(!app.isEmpty && app.count <= 255, "app ids are validated before derivation")
+        return try HKDF.deriveKey(secret: rootSecret, info: Labels.appKey + [UInt8(app.count)] + app, count: 32)
     }
 }

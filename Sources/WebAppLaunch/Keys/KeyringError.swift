@@ -25,6 +25,15 @@ public struct KeyringError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let empty = Code(rawValue: "empty_keyring")
         /// No key has the kid asked for.
         public static let unknownKeyID = Code(rawValue: "unknown_kid")
+        /// An app keyring was asked to serve (verify or seal sessions for) another app.
+        public static let appMismatch = Code(rawValue: "app_mismatch")
+        /// An app keyring was given where a launcher keyring (root secrets) is needed: to
+        /// mint, to export app keys or to add a key.
+        public static let notLauncherKeyring = Code(rawValue: "not_launcher_keyring")
+        /// An app id is empty, too long or outside `[A-Za-z0-9._-]`.
+        public static let invalidAppID = Code(rawValue: "invalid_app_id")
+        /// The destination file exists and may not be replaced.
+        public static let fileExists = Code(rawValue: "file_exists")
         /// OpenSSL failed while deriving keys.
         public static let cryptoFailure = Code(rawValue: "crypto_failure")
     }

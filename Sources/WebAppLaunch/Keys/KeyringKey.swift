@@ -4,7 +4,8 @@ public struct KeyringKey: Sendable, Hashable {
     public let kid: String
     /// What the key may be used for.
     public var status: KeyStatus
-    /// The secret; never printed.
+    /// The secret; never printed. In a launcher keyring a root secret, in an app keyring the
+    /// app key derived from one.
     public let secret: KeySecret
 
     /// The longest key id accepted, in bytes.

@@ -21,14 +21,26 @@ public struct LaunchSigner: Sendable {
     public let keyring: Keyring
     /// The registered apps; launches go nowhere else.
     public let registry: Registry
+    /// Every registered app's keys, derived from the root secrets once, here.
+    private let appKeys: [String: AppKeys]
 
-    /// Creates a signer.
+    /// Creates a signer, deriving every registered app's keys from the root secrets.
     /// - Parameters:
-    ///   - keyring: The keyring holding an active key.
+    ///   - keyring: A launcher keyring (root secrets) holding an active key.
     ///   - registry: The registered web apps.
-    public init(keyring: Keyring, registry: Registry) {
+    /// - Throws: ``KeyringError/Code/notLauncherKeyring`` for an app keyring: it holds one
+    ///   app's verification keys and must never mint, not even for its own app.
+    public init(keyring: Keyring, registry: Registry) throws(KeyringError) {
+        if let appID = keyring.appID {
+            throw KeyringError(.notLauncherKeyring, "the app keyring of `\(appID)` cannot mint launches; minting needs the launcher keyring")
+        }
+        var appKeys: [String: AppKeys] = [:]
+        for app in registry.apps {
+            appKeys[app.id] = try keyring.appKeys(for: app.id)
+        }
         self.keyring = keyring
         self.registry = registry
+        self.appKeys = appKeys
     }
 
     /// Mints the launch URL for a registered app: its registered URL plus `launch=<token>`.
@@ -146,9 +158,14 @@ public struct LaunchSigner: Sendable {
         }
         let (expiresAt, overflow) = now.addingReportingOverflow(lifetime)
         guard !overflow else { throw LaunchError(.invalidLifetime, "the expiry does not fit in 64 bits") }
-        guard let key = keyring.signingKey, let derived = keyring.derivedKeys(kid: key.kid) else {
+        guard let keys = appKeys[app.id] else {
+            throw LaunchError(.unknownApp, "no web app is registered with that id")
+        }
+        guard let signing = keys.signing else {
             throw LaunchError(.noSigningKey, "the keyring has no active key")
         }
+        let key = signing.key
+        let derived = signing.derived
         let firstName = ClaimRules.normalisedName(user.firstName)
         let lastName = ClaimRules.normalisedName(user.lastName)
         guard ClaimRules.isValidAccessToken(user.accessToken.utf8) else {

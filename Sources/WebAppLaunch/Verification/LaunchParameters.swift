@@ -16,33 +16,42 @@ public struct LaunchParameters: Sendable, Hashable {
     ///   - form: The raw `application/x-www-form-urlencoded` body, or `nil`. A form may carry
     ///     only `launch`.
     /// - Throws: `malformed` when `launch` is missing, repeated or empty, or a component is
-    ///   empty; `unexpected_parameters` when the form carries anything else.
+    ///   empty; otherwise `unexpected_parameters` when the form carries anything else.
     public init(query: Substring?, form: Substring? = nil) throws(LaunchError) {
+        // Every piece of query and form is looked at before any error is chosen, so the
+        // code never depends on the order of the pieces (SPEC.md §11, "Request"): all
+        // `malformed` conditions win over `unexpected_parameters`.
         var token: Substring?
+        var launchCount = 0
+        var hasEmptyPiece = false
+        var formHasOtherField = false
         var others: [Substring] = []
-        func take(_ source: Substring, isForm: Bool) throws(LaunchError) {
+        func take(_ source: Substring, isForm: Bool) {
             // Split on the byte `&` and match `launch` byte for byte (SPEC.md §11): splitting
             // the String would split on Characters, and `&` followed by a combining mark
             // (`&\u{301}`) is one Character, not a separator.
             for bytes in source.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
-                let component = Substring(bytes)
-                guard !component.isEmpty else {
-                    throw LaunchError(.malformed, "the request has an empty parameter")
-                }
-                if bytes.starts(with: "launch=".utf8) || bytes.elementsEqual("launch".utf8) {
-                    guard token == nil else { throw LaunchError(.malformed, "`launch` is given more than once") }
-                    token = Substring(bytes.dropFirst(min(bytes.count, "launch=".utf8.count)))
+                if bytes.isEmpty {
+                    hasEmptyPiece = true
+                } else if bytes.starts(with: "launch=".utf8) || bytes.elementsEqual("launch".utf8) {
+                    launchCount += 1
+                    if token == nil { token = Substring(bytes.dropFirst(min(bytes.count, "launch=".utf8.count))) }
                 } else if isForm {
-                    throw LaunchError(.unexpectedParameters, "the form carries a parameter other than `launch`")
+                    formHasOtherField = true
                 } else {
-                    others.append(component)
+                    others.append(Substring(bytes))
                 }
             }
         }
-        if let query, !query.isEmpty { try take(query, isForm: false) }
-        if let form, !form.isEmpty { try take(form, isForm: true) }
+        if let query, !query.isEmpty { take(query, isForm: false) }
+        if let form, !form.isEmpty { take(form, isForm: true) }
+        guard !hasEmptyPiece else { throw LaunchError(.malformed, "the request has an empty parameter") }
+        guard launchCount <= 1 else { throw LaunchError(.malformed, "`launch` is given more than once") }
         guard let token else { throw LaunchError(.malformed, "the request has no `launch` parameter") }
         guard !token.isEmpty else { throw LaunchError(.malformed, "the `launch` parameter is empty") }
+        guard !formHasOtherField else {
+            throw LaunchError(.unexpectedParameters, "the form carries a parameter other than `launch`")
+        }
         self.token = token
         self.otherQueryParameters = others
     }

@@ -22,19 +22,27 @@ public struct LaunchVerifier: Sendable {
     /// Tolerances.
     public let policy: VerificationPolicy
 
+    /// The app's keys under every kid of the keyring, derived once, here: verification
+    /// never runs HKDF.
+    let appKeys: AppKeys
+
     /// The canonical audiences, and each one's query components, precomputed.
     /// The parameters are raw bytes, sorted bytewise: compared as `String`s, Swift's Unicode
     /// canonical equivalence would let `unit=\u{212A}` (KELVIN SIGN) pass for `unit=K`.
     private let expected: [(audience: [UInt8], parameters: [[UInt8]])]
 
-    /// Creates a verifier for one app.
+    /// Creates a verifier for one app, deriving the app's keys now.
     /// - Parameters:
-    ///   - keyring: The keys accepted (`active` and `verify-only`).
+    ///   - keyring: The keys accepted (`active` and `verify-only`): the launcher keyring, or
+    ///     the app keyring of `appID`.
     ///   - appID: The app id launches must carry.
     ///   - audiences: The registered URL(s) this app is served at.
     ///   - policy: Skew, maximum lifetime, maximum token length.
-    public init(keyring: Keyring, appID: String, audiences: [RegisteredURL], policy: VerificationPolicy = VerificationPolicy()) {
+    /// - Throws: ``KeyringError/Code/appMismatch`` when `keyring` is the app keyring of
+    ///   another app; ``KeyringError/Code/invalidAppID`` for a bad app id.
+    public init(keyring: Keyring, appID: String, audiences: [RegisteredURL], policy: VerificationPolicy = VerificationPolicy()) throws(KeyringError) {
         precondition(!audiences.isEmpty, "a verifier needs at least one audience")
+        self.appKeys = try keyring.appKeys(for: appID)
         self.keyring = keyring
         self.appID = appID
         self.audiences = audiences
@@ -47,11 +55,12 @@ public struct LaunchVerifier: Sendable {
 
     /// Creates a verifier for a registered app.
     /// - Parameters:
-    ///   - keyring: The keys accepted.
+    ///   - keyring: The keys accepted: the launcher keyring, or the app keyring of `app`.
     ///   - app: The registry entry of the app this verifier serves.
     ///   - policy: Tolerances.
-    public init(keyring: Keyring, app: WebApp, policy: VerificationPolicy = VerificationPolicy()) {
-        self.init(keyring: keyring, appID: app.id, audiences: [app.url], policy: policy)
+    /// - Throws: ``KeyringError/Code/appMismatch`` when `keyring` is another app's app keyring.
+    public init(keyring: Keyring, app: WebApp, policy: VerificationPolicy = VerificationPolicy()) throws(KeyringError) {
+        try self.init(keyring: keyring, appID: app.id, audiences: [app.url], policy: policy)
     }
 
     /// Verifies a request: its raw query (and form body for POST).
@@ -110,7 +119,7 @@ public struct LaunchVerifier: Sendable {
     func verify(token: Substring, otherQueryParameters: [Substring]?, now: UInt64) throws(LaunchError) -> VerifiedLaunch {
         // 1. Size and shape, before any work proportional to the input.
         guard token.utf8.count <= policy.maximumTokenLength else {
-            throw LaunchError(.tooLarge, "the token exceeds \(policy.maximumTokenLength) characters")
+            throw LaunchError(.tooLarge, "the token exceeds \(policy.maximumTokenLength) bytes")
         }
         var text = token
         let decoded = text.withUTF8 { Base64URL.decode(utf8: UnsafeRawBufferPointer($0)) }
@@ -120,10 +129,11 @@ public struct LaunchVerifier: Sendable {
         let prefix = try TokenLayout.prefix(of: blob)
 
         // 2. The kid must name a usable key; unknown kids are never replaced by a default.
-        guard let (key, derived) = keyring.derivedKeys(kidBytes: prefix.kid) else {
+        guard let entry = appKeys.entry(kidBytes: prefix.kid) else {
             throw LaunchError(.unknownKey, "the token's kid is not in the keyring")
         }
-        guard key.status.canVerify else {
+        let derived = entry.derived
+        guard entry.key.status.canVerify else {
             throw LaunchError(.revokedKey, "the token's key is revoked")
         }
 

@@ -5,7 +5,7 @@ public struct VerificationPolicy: Sendable, Hashable {
     public var clockSkew: UInt64
     /// The longest `exp - iat` accepted, in seconds. Default 300 (the signer's maximum).
     public var maximumLifetime: UInt64
-    /// The longest `launch` value accepted, in characters; longer values are rejected before
+    /// The longest `launch` value accepted, in bytes of its UTF-8 text; longer values are rejected before
     /// decoding or any MAC work. Default 16384.
     public var maximumTokenLength: Int
 

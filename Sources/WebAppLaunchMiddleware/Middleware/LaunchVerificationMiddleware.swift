@@ -18,7 +18,7 @@ import WebAppRegistry
 ///
 /// ```swift
 /// router.group("apps/healthmagazin")
-///     .add(middleware: LaunchVerificationMiddleware(verifier: verifier, replayStore: store, sessionSealer: sealer))
+///     .add(middleware: try LaunchVerificationMiddleware(verifier: verifier, replayStore: store))
 ///     .get { _, context in try context.requireLaunchSession().firstName }
 /// ```
 public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
@@ -59,21 +59,27 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     /// - Parameters:
     ///   - verifier: The verifier of the app behind this middleware (its audiences and app id).
     ///   - replayStore: Where nonces are claimed.
-    ///   - sessionSealer: Seals the session cookie.
+    ///   - sessionSealer: Seals the session cookie; by default the verifier's app's sealer.
     ///   - sessionLifetime: Seconds a session lasts; default 30 minutes.
     ///   - clock: The current time (injectable in tests).
     ///   - metrics: Counters and latency, or `nil`.
+    /// - Throws: ``KeyringError/Code/appMismatch`` when `sessionSealer` seals for another app
+    ///   than the verifier's: its cookies would open another app's sessions.
     public init(
         verifier: LaunchVerifier,
         replayStore: any ReplayStore,
-        sessionSealer: SessionSealer,
+        sessionSealer: SessionSealer? = nil,
         sessionLifetime: UInt64 = 1800,
         clock: @escaping @Sendable () -> Date = { Date() },
         metrics: LaunchMetrics? = nil
-    ) {
+    ) throws(KeyringError) {
+        let sealer = sessionSealer ?? SessionSealer(verifier: verifier)
+        guard sealer.appID == verifier.appID else {
+            throw KeyringError(.appMismatch, "the session sealer is for `\(sealer.appID)`, the verifier for `\(verifier.appID)`")
+        }
         self.verifier = verifier
         self.replayStore = replayStore
-        self.cookies = SessionCookieCodec(sealer: sessionSealer)
+        self.cookies = SessionCookieCodec(sealer: sealer)
         self.sessionLifetime = sessionLifetime
         self.clock = clock
         self.metrics = metrics
@@ -178,7 +184,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     private func liveSession(of request: Request) -> LaunchSession? {
         let now = UnixSeconds.of(clock())
         for name in cookieNames {
-            if let value = request.cookies[name]?.value, let session = cookies.open(value[...], appID: verifier.appID, now: now) {
+            if let value = request.cookies[name]?.value, let session = cookies.open(value[...], now: now) {
                 return session
             }
         }

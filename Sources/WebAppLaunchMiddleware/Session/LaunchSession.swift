@@ -40,6 +40,45 @@ public struct LaunchSession: Sendable, Hashable, Codable, CustomStringConvertibl
         self.expiresAt = expiresAt
     }
 
+    /// A session opened from its cookie payload.
+    init(payload: SessionPayload) {
+        appID = payload.appID
+        kid = payload.kid
+        firstName = payload.firstName
+        lastName = payload.lastName
+        kvnumber = payload.kvnumber
+        accessToken = payload.accessToken
+        launchID = payload.launchID.hex
+        expiresAt = payload.expiresAt
+    }
+
+    /// The cookie payload of this session (SPEC.md §12.2).
+    /// - Throws: `invalid_claims` when a field breaks the claim rules or `launchID` is not 32
+    ///   hex digits (never for a session made from a verified launch).
+    func payload() throws(LaunchError) -> SessionPayload {
+        let digits = Array(launchID.utf8)
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count - 1, by: 2) {
+            guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else { break }
+            bytes.append(high << 4 | low)
+        }
+        guard digits.count == 32, let id = ReplayID(bytes: bytes) else {
+            throw LaunchError(.invalidClaims, "the session's launch id is not 32 hex digits")
+        }
+        return try SessionPayload(
+            expiresAt: expiresAt, appID: appID, kid: kid, launchID: id,
+            firstName: firstName, lastName: lastName, kvnumber: kvnumber, accessToken: accessToken
+        )
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
     /// The KVNR with only the first letter and the check digit visible.
     public var maskedKVNR: String { KVNR(kvnumber)?.masked ?? "**********" }
 

@@ -3,24 +3,21 @@ import WebAppLaunch
 
 /// Turns a ``LaunchSession`` into a sealed cookie value and back.
 ///
-/// The cookie is AES-256-GCM under a key HKDF derives for sessions from the keyring
-/// (``SessionSealer``): not readable, not forgeable. A value that does not open, belongs to
-/// another app, or has expired is simply no session.
+/// The cookie is SPEC.md §12: the binary session payload, AES-256-GCM under the app's
+/// session key (``SessionSealer``): not readable, not forgeable. A value that does not open,
+/// belongs to another app, or has expired is simply no session.
 struct SessionCookieCodec: Sendable {
-    /// Browsers drop cookies over about 4096 bytes; stay clear of it.
+    /// Browsers drop cookies over about 4096 bytes; stay clear of it (SPEC.md §12.3: above
+    /// this, the session is sealed again without the access token).
     static let maximumCookieBytes = 3800
 
     let sealer: SessionSealer
 
     func seal(_ session: LaunchSession) throws -> String {
-        try sealer.seal(Array(try JSONEncoder().encode(session)))
+        try sealer.sealSession(session.payload())
     }
 
-    func open(_ value: Substring, appID: String, now: UInt64) -> LaunchSession? {
-        guard let payload = sealer.open(value),
-              let session = try? JSONDecoder().decode(LaunchSession.self, from: Data(payload)),
-              session.appID == appID, now < session.expiresAt
-        else { return nil }
-        return session
+    func open(_ value: Substring, now: UInt64) -> LaunchSession? {
+        sealer.openSession(value, now: now).map(LaunchSession.init(payload:))
     }
 }

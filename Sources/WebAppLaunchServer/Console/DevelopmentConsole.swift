@@ -41,16 +41,18 @@ public struct DevelopmentConsole: Sendable {
     /// - Parameters:
     ///   - keyring: The server's keyring.
     ///   - host: The bind address.
-    /// - Returns: `true` only for a development keyring on a loopback host.
+    /// - Returns: `true` only for a development launcher keyring on a loopback host (an app
+    ///   keyring cannot mint).
     public static func isPermitted(keyring: Keyring, host: String) -> Bool {
-        keyring.isDevelopment && RegisteredURL.isLoopback(host.lowercased())
+        keyring.isDevelopment && keyring.appID == nil && RegisteredURL.isLoopback(host.lowercased())
     }
 
     /// Creates the console of a server.
-    /// - Parameter configuration: The server's configuration: its development keyring, the
-    ///   apps as served (rebased to the server's port), the demo users and the clock.
-    public init(configuration: WebAppServerConfiguration) {
-        self.signer = LaunchSigner(keyring: configuration.keyring, registry: configuration.registry)
+    /// - Parameter configuration: The server's configuration: its development launcher
+    ///   keyring, the apps as served (rebased to the server's port), the demo users and the clock.
+    /// - Throws: `KeyringError` (`not_launcher_keyring`) for an app keyring, which cannot mint.
+    public init(configuration: WebAppServerConfiguration) throws(KeyringError) {
+        self.signer = try LaunchSigner(keyring: configuration.keyring, registry: configuration.registry)
         self.registry = configuration.registry
         self.users = configuration.demoUsers
         self.clock = configuration.clock

@@ -30,24 +30,34 @@ public struct WebAppServer: Sendable {
     /// file's closing on shutdown).
     let storeServices: [any Service]
     private let renderer: PageRenderer
+    /// Each served app with its verification middleware; the app's keys are derived once, at init.
+    private let endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)]
+    /// The launcher console, when permitted (``WebAppServerConfiguration/servesDevelopmentConsole``).
+    private let console: DevelopmentConsole?
 
     /// Checks the configuration and opens the replay store.
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - logger: Where the server logs.
     /// - Returns: A server ready to build its application.
-    /// - Throws: ``ServerConfigurationError`` for a bad setting, ``ReplayStoreError`` when the
-    ///   store cannot be opened.
+    /// - Throws: ``ServerConfigurationError`` for a bad setting, `KeyringError` when the
+    ///   keyring cannot serve an app (`app_mismatch`: an app keyring of another app),
+    ///   ``ReplayStoreError`` when the store cannot be opened.
     public static func make(configuration: WebAppServerConfiguration, logger: Logger = Logger(label: "webapp-launch")) async throws -> WebAppServer {
         try configuration.validate()
         let metrics = ServerMetrics()
         switch configuration.replayStore {
         case .memory(let capacity):
             let store = InMemoryReplayStore(capacity: capacity, metricsFactory: metrics.factory)
-            return WebAppServer(configuration: configuration, replayStore: store, metrics: metrics, logger: logger)
+            return try WebAppServer(configuration: configuration, replayStore: store, metrics: metrics, logger: logger)
         case .sqlite(let path):
             let store = try await SQLiteReplayStore.open(path: path, metricsFactory: metrics.factory)
-            return WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
+            do {
+                return try WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
+            } catch {
+                try? await store.close()  // the file must be closed before the store goes away
+                throw error
+            }
         case .postgres(let url):
             let store = try PostgresReplayStore(
                 configuration: .init(url: url),
@@ -55,7 +65,7 @@ public struct WebAppServer: Sendable {
                 clock: configuration.clock,
                 metricsFactory: metrics.factory
             )
-            return WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
+            return try WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
         }
     }
 
@@ -66,19 +76,40 @@ public struct WebAppServer: Sendable {
     ///   - services: Services the store needs running (a ``PostgresReplayStore`` is one).
     ///   - metrics: Where the middleware and store report.
     ///   - logger: Where the server logs.
+    /// - Throws: `KeyringError` when the keyring cannot serve a configured app: an app
+    ///   keyring serves its own app only (`app_mismatch`).
     public init(
         configuration: WebAppServerConfiguration,
         replayStore: any ReplayStore,
         services: [any Service] = [],
         metrics: ServerMetrics = ServerMetrics(),
         logger: Logger = Logger(label: "webapp-launch")
-    ) {
+    ) throws(KeyringError) {
         self.configuration = configuration
         self.replayStore = replayStore
         self.storeServices = services
         self.metrics = metrics
         self.logger = logger
         self.renderer = PageRenderer(articleDeepLink: configuration.articleDeepLink)
+        var endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)] = []
+        for served in configuration.apps {
+            let verifier = try LaunchVerifier(
+                keyring: configuration.keyring,
+                appID: served.app.id,
+                audiences: [served.publicURL],
+                policy: configuration.policy
+            )
+            let middleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
+                verifier: verifier,
+                replayStore: replayStore,
+                sessionLifetime: configuration.sessionLifetime,
+                clock: configuration.clock,
+                metrics: metrics.launches
+            )
+            endpoints.append((served, middleware))
+        }
+        self.endpoints = endpoints
+        self.console = configuration.servesDevelopmentConsole ? try DevelopmentConsole(configuration: configuration) : nil
     }
 
     /// Builds the public router with every route and middleware.
@@ -90,25 +121,8 @@ public struct WebAppServer: Sendable {
             strictTransportSecurity: configuration.servesHTTPS
         ))
         router.get("/healthz") { _, _ in "ok\n" }
-        if configuration.servesDevelopmentConsole {
-            DevelopmentConsole(configuration: configuration).addRoutes(to: router)
-        }
-        let sealer = SessionSealer(keyring: configuration.keyring)
-        for served in configuration.apps {
-            let verifier = LaunchVerifier(
-                keyring: configuration.keyring,
-                appID: served.app.id,
-                audiences: [served.publicURL],
-                policy: configuration.policy
-            )
-            let middleware = LaunchVerificationMiddleware<WebAppRequestContext>(
-                verifier: verifier,
-                replayStore: replayStore,
-                sessionSealer: sealer,
-                sessionLifetime: configuration.sessionLifetime,
-                clock: configuration.clock,
-                metrics: metrics.launches
-            )
+        console?.addRoutes(to: router)
+        for (served, middleware) in endpoints {
             let renderer = renderer
             let app = served.app
             let page: @Sendable (Request, WebAppRequestContext) async throws -> HTMLResponse = { _, context in

@@ -40,12 +40,12 @@ enum Fixtures {
         kvnumber: "A123456780"
     )
 
-    static let signer = LaunchSigner(keyring: keyring, registry: registry)
+    static let signer = try! LaunchSigner(keyring: keyring, registry: registry)
 
     /// A signer whose only key is `kid` with the given secret: unknown, revoked or verify-only keys.
     static func signer(kid: String, secret fill: UInt8, registry: Registry = registry) -> LaunchSigner {
         let keyring = try! Keyring(keys: [KeyringKey(kid: kid, status: .active, secret: secret(fill))], isDevelopment: true)
-        return LaunchSigner(keyring: keyring, registry: registry)
+        return try! LaunchSigner(keyring: keyring, registry: registry)
     }
 
     /// The configuration every server suite starts from: both apps at their registered URLs.

@@ -24,7 +24,7 @@ struct TestServer: Sendable {
         self.clock = clock
         self.logs = logs
         let metrics = ServerMetrics()
-        server = WebAppServer(
+        server = try WebAppServer(
             configuration: configuration,
             replayStore: replayStore ?? InMemoryReplayStore(capacity: 4096, metricsFactory: metrics.factory),
             metrics: metrics,

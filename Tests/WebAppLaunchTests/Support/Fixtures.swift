@@ -33,9 +33,9 @@ enum Fixtures {
 
     static let user = LaunchUser(accessToken: "at-" + String(repeating: "x", count: 40), firstName: "Jürgen", lastName: "Groß", kvnumber: "A123456780")
 
-    static var signer: LaunchSigner { LaunchSigner(keyring: keyring, registry: registry) }
+    static var signer: LaunchSigner { try! LaunchSigner(keyring: keyring, registry: registry) }
 
     static func verifier(_ app: WebApp = magazin, keyring: Keyring = keyring, policy: VerificationPolicy = VerificationPolicy()) -> LaunchVerifier {
-        LaunchVerifier(keyring: keyring, app: app, policy: policy)
+        try! LaunchVerifier(keyring: keyring, app: app, policy: policy)
     }
 }

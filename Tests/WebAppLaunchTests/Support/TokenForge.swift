@@ -5,7 +5,7 @@ import Foundation
 /// `TokenLayout`) and MACed with the real derived key of a fixture keyring, so that a test
 /// reaches the check under test rather than stopping at the MAC.
 struct TokenForge {
-    var version: UInt8 = 1
+    var version: UInt8 = 2
     var mode: UInt8 = LaunchMode.signed.rawValue
     var kid: [UInt8] = Array("current".utf8)
     var issuedAt: UInt64 = Fixtures.nowSeconds
@@ -29,6 +29,10 @@ struct TokenForge {
     var keyring: Keyring = Fixtures.keyring
     var macKid: String = "current"
     var sealKid: String = "current"
+    /// Whose app keys MAC and seal: the fixture verifier's app by default (not the header's
+    /// `app`, so a test can forge a header for another app under this app's keys).
+    var macApp: String = "healthmagazin"
+    var sealApp: String = "healthmagazin"
     var iv: [UInt8] = (0..<12).map { UInt8(0xA0 + $0) }
     /// Flips a bit of the GCM tag before MACing (the MAC stays correct).
     var tamperTag = false
@@ -56,7 +60,7 @@ struct TokenForge {
     func makeBody() -> [UInt8] {
         if let body { return body }
         guard mode == LaunchMode.sealed.rawValue else { return claims }
-        let seal = keyring.derivedKeys(kid: sealKid)!.seal
+        let seal = try! keyring.appKeys(for: sealApp).entry(kid: sealKid)!.derived.seal
         var sealed = try! AES256GCM.seal(claims, key: seal, iv: iv, associatedData: associatedData ?? header)
         if tamperTag { sealed[sealed.count - 1] ^= 0x01 }
         if tamperCiphertext { sealed[0] ^= 0x01 }
@@ -71,14 +75,14 @@ struct TokenForge {
         return header + Self.bigEndian(bodyLength ?? UInt32(body.count)) + body
     }
 
-    static func mac(_ bytes: [UInt8], keyring: Keyring = Fixtures.keyring, kid: String = "current") -> [UInt8] {
-        try! keyring.derivedKeys(kid: kid)!.mac.authenticationCode(prefix: Array("WebAppLaunch-v1 token".utf8), message: bytes)
+    static func mac(_ bytes: [UInt8], keyring: Keyring = Fixtures.keyring, kid: String = "current", app: String = "healthmagazin") -> [UInt8] {
+        try! keyring.appKeys(for: app).entry(kid: kid)!.derived.mac.authenticationCode(prefix: Array("WebAppLaunch-v2 token".utf8), message: bytes)
     }
 
     /// The blob, properly MACed.
     var blob: [UInt8] {
         let bytes = unMACed
-        return bytes + Self.mac(bytes, keyring: keyring, kid: macKid)
+        return bytes + Self.mac(bytes, keyring: keyring, kid: macKid, app: macApp)
     }
 
     var token: String { ReferenceBase64URL.encode(blob) }

@@ -23,6 +23,7 @@ struct VectorFile: Decodable, Sendable {
     }
 
     struct Intermediates: Decodable, Sendable {
+        let app_key_hex: String
         let mac_key_hex: String
         let seal_key_hex: String
         let session_key_hex: String
@@ -51,26 +52,56 @@ struct VectorFile: Decodable, Sendable {
         let expected: Expected
     }
 
+    /// A keyring: `launcher` keys carry root secrets, `app` keys the app keys of `app`.
+    struct KeyringSpec: Decodable, Sendable {
+        struct Key: Decodable, Sendable {
+            let kid: String
+            let status: String
+            let secret_hex: String?
+            let app_key_hex: String?
+        }
+        let kind: String
+        let app: String?
+        let keys: [Key]
+    }
+
     struct Negative: Decodable, Sendable {
         let name: String
         let description: String
-        let secret_hex: String
-        let kid: String
+        let keyring: KeyringSpec
         let app_id: String
         let registered_url: String
         let now: UInt64
         let token: String?
         let query: String?
+        let form: String?
+        let url: String?
         let expected_error: String?
+    }
+
+    /// A session payload's fields (SPEC.md §12.2).
+    struct SessionFields: Decodable, Sendable, Equatable {
+        let expires_at: UInt64
+        let app: String
+        let kid: String
+        let launch_id_hex: String
+        let firstname: String
+        let lastname: String
+        let kvnumber: String
+        let access_token: String?
     }
 
     struct Session: Decodable, Sendable {
         let name: String
-        let secret_hex: String
-        let kid: String
-        let payload_hex: String
-        let iv_hex: String
-        let session_key_hex: String
+        let description: String
+        let keyring: KeyringSpec
+        let app_id: String
+        let now: UInt64
+        let payload: SessionFields?
+        let payload_hex: String?
+        let iv_hex: String?
+        let app_key_hex: String?
+        let session_key_hex: String?
         let cookie: String
     }
 
