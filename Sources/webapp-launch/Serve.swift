@@ -83,7 +83,7 @@ extension WebAppLaunchCommand {
             var registry = try registry.load()
             // Checked before rebasing: rebasing onto a public host fails with a registry error
             // about plain http, which hides the real reason.
-            if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {
+            if DevelopmentDefaults.holdsDevelopmentKeys(keyring) && !RegisteredURL.isLoopback(host.lowercased()) {
                 throw CommandFailure.configuration(
                     "refusing development keys on the non-loopback address \(host): they are public; use a production keyring"
                 )

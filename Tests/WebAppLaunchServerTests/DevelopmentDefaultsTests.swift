@@ -32,3 +32,24 @@ struct DevelopmentDefaultsTests {
         #expect(try DevelopmentDefaults.demoUsers().count == 4)
     }
 }
+
+@Suite("An app keyring exported from the development keys is development keys, with or without its flag")
+struct DevelopmentAppKeyringTests {
+    @Test("an exported development app keyring without its flag is still recognised, and the server refuses it off loopback")
+    func flaglessAppKeyring() throws {
+        let exported = try DevelopmentDefaults.keyring().exportingApp("healthmagazin")
+        let flagless = try Keyring(appKeys: exported.keys, forApp: "healthmagazin", isDevelopment: false)
+        #expect(!flagless.isDevelopment, "the flag alone says production")
+        #expect(DevelopmentDefaults.holdsDevelopmentKeys(flagless))
+        let app = try DevelopmentDefaults.registry().app(id: "healthmagazin")!
+        var configuration = WebAppServerConfiguration(keyring: flagless, registry: try DevelopmentDefaults.registry(), apps: [ServedApp(app)])
+        configuration.host = "0.0.0.0"
+        #expect(throws: ServerConfigurationError.self) { try configuration.validate() }
+    }
+
+    @Test("a production app keyring is not development keys")
+    func productionAppKeyring() throws {
+        let launcher = try Keyring(keys: [KeyringKey(kid: "prod", status: .active, secret: KeySecret(bytes: (0..<32).map { UInt8($0) &* 7 &+ 3 }))], isDevelopment: false)
+        #expect(!DevelopmentDefaults.holdsDevelopmentKeys(try launcher.exportingApp("healthmagazin")))
+    }
+}

@@ -174,7 +174,7 @@ public struct WebAppServer: Sendable {
             ))
         }
         var onRunning = onServerRunning
-        if configuration.keyring.isDevelopment {
+        if DevelopmentDefaults.holdsDevelopmentKeys(configuration.keyring) {
             let bindGuard = BoundAddressGuard()
             services.append(bindGuard)
             onRunning = { channel in

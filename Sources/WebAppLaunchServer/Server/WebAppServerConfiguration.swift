@@ -86,7 +86,7 @@ public struct WebAppServerConfiguration: Sendable {
         guard keyring.keys.contains(where: { $0.status == .active }) else {
             throw ServerConfigurationError("the keyring has no active key (needed for session cookies)")
         }
-        if keyring.isDevelopment {
+        if DevelopmentDefaults.holdsDevelopmentKeys(keyring) {
             guard bindsLoopbackOnly else {
                 throw ServerConfigurationError("refusing development keys on the non-loopback address \(host): they are public; use a production keyring")
             }
