@@ -119,6 +119,7 @@ let package = Package(
             name: "webapp-launch",
             dependencies: [
                 "WebAppLaunchServer",
+                "WebAppLaunchMiddleware",
                 "WebAppLaunchNative",
                 "WebAppLaunch",
                 "WebAppRegistry",

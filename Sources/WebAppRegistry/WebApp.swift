@@ -12,7 +12,7 @@ public struct WebApp: Sendable, Hashable {
     public let deepLinks: DeepLinkAllowlist?
 
     /// The longest app id accepted, in bytes.
-    public static let maximumIDLength = 64
+    public static let maximumIDLength = IdentifierSyntax.maximumLength
 
     /// Creates a registry entry, checking the id and allowlist.
     /// - Parameters:
@@ -38,10 +38,6 @@ public struct WebApp: Sendable, Hashable {
     /// - Parameter id: The candidate id.
     /// - Returns: `true` for 1 to 64 characters of `[A-Za-z0-9._-]`.
     public static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= maximumIDLength
-            && id.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            }
+        IdentifierSyntax.isValid(id)
     }
 }

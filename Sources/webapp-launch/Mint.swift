@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebAppLaunch
+import WebAppLaunchMiddleware
 
 extension WebAppLaunchCommand {
     /// Mints a test launch URL for a registered app.
@@ -60,36 +61,39 @@ extension WebAppLaunchCommand {
             }
             let accessToken = try SecretArgument(accessToken, option: "--access-token")
             let user = LaunchUser(accessToken: accessToken.value, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
+            let url: String
             do {
-                let url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)
-                print(form ? Self.postForm(for: url) : url)
-                accessToken.warnIfInline()
+                url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)
             } catch {
                 throw CommandFailure.configuration("\(error.code): \(error.reason)")
             }
+            print(form ? try Self.postForm(for: url) : url)
+            accessToken.warnIfInline()
         }
 
         /// A page that POSTs `launch` to the registered URL as soon as it loads.
-        static func postForm(for url: String) -> String {
-            let questionMark = url.firstIndex(of: "?")!
-            let components = url[url.index(after: questionMark)...].split(separator: "&")
-            let token = components.first { $0.hasPrefix("launch=") }!.dropFirst("launch=".count)
-            let others = components.filter { !$0.hasPrefix("launch=") }
-            let action = String(url[..<questionMark]) + (others.isEmpty ? "" : "?" + others.joined(separator: "&"))
+        /// - Parameter url: A launch URL the signer just minted (it has a query with `launch`).
+        static func postForm(for url: String) throws -> String {
+            let parameters: LaunchParameters
+            do {
+                parameters = try LaunchParameters(query: url.split(separator: "?", maxSplits: 1).dropFirst().first)
+            } catch {
+                throw CommandFailure.configuration("the minted URL does not parse: \(error.code)")
+            }
+            guard let split = LaunchParameters.splittingLaunch(fromURL: url[...]) else {
+                throw CommandFailure.configuration("the minted URL has no query")
+            }
+            let action = String(split.base) + (split.others.isEmpty ? "" : "?" + split.others.joined(separator: "&"))
+            // Escaped per Unicode scalar, like every piece of HTML the package writes.
             return """
             <!doctype html>
             <html><head><meta charset="utf-8"><title>Launching…</title></head>
             <body onload="document.forms[0].submit()">
-            <form method="post" action="\(htmlEscaped(action))">
-            <input type="hidden" name="launch" value="\(token)">
+            <form method="post" action="\(HTMLEscaping.escape(action))">
+            <input type="hidden" name="launch" value="\(HTMLEscaping.escape(parameters.token))">
             <noscript><button type="submit">Open the web app</button></noscript>
             </form></body></html>
             """
-        }
-
-        static func htmlEscaped(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
         }
     }
 }

@@ -73,11 +73,12 @@ extension WebAppLaunchCommand {
         private func expectedAudience(for text: String) throws -> RegisteredURL {
             do {
                 if let audience { return try RegisteredURL(audience) }
-                guard let questionMark = text.firstIndex(of: "?") else {
-                    throw CommandFailure.rejected("malformed: the URL has no launch parameter")
+                // Split as the verifier splits (bytes, bare `launch` pieces included): a URL
+                // with a bare or repeated `launch` is then a rejected launch, not a bad audience.
+                guard let split = LaunchParameters.splittingLaunch(fromURL: text[...]) else {
+                    throw rejection(LaunchError(.malformed, "the URL has no launch parameter"))
                 }
-                let others = text[text.index(after: questionMark)...].split(separator: "&").filter { !$0.hasPrefix("launch=") }
-                return try RegisteredURL(String(text[..<questionMark]) + (others.isEmpty ? "" : "?" + others.joined(separator: "&")))
+                return try RegisteredURL(String(split.base) + (split.others.isEmpty ? "" : "?" + split.others.joined(separator: "&")))
             } catch let failure as CommandFailure {
                 throw failure
             } catch {

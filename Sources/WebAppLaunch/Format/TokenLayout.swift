@@ -1,3 +1,4 @@
+import WebAppRegistry
 /// Reading and writing the binary token of format version 2, byte by byte as SPEC.md states:
 ///
 /// ```
@@ -61,7 +62,7 @@ enum TokenLayout {
             throw LaunchError(.malformed, "the token's kid length is out of range")
         }
         let kid = blob[3..<(3 + kidLength)]
-        guard kid.allSatisfy(KeyringKey.isKeyIDByte) else {
+        guard kid.allSatisfy(IdentifierSyntax.isIdentifierByte) else {
             throw LaunchError(.malformed, "the token's kid has invalid characters")
         }
         return Prefix(mode: mode, kid: kid)
@@ -94,7 +95,7 @@ enum TokenLayout {
             // SPEC.md §11 step 5: the layout's limits hold for what the MAC covers too; an
             // audience over 2048 bytes can match no registered URL and is malformed, not
             // wrong_audience.
-            guard let appID = String(validating: app, as: UTF8.self), WebAppIDRule.isValid(appID),
+            guard let appID = String(validating: app, as: UTF8.self), IdentifierSyntax.isValid(appID),
                   (1...maximumAudienceByteCount).contains(audience.count),
                   let audienceText = String(validating: audience, as: UTF8.self)
             else {
@@ -145,12 +146,5 @@ enum TokenLayout {
             lastName: lastName,
             kvnr: KVNR(String(decoding: fields[3], as: UTF8.self))!
         )
-    }
-}
-
-/// The app-id rule, shared with the registry's.
-enum WebAppIDRule {
-    static func isValid(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy(KeyringKey.isKeyIDByte)
     }
 }

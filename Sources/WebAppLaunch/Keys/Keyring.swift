@@ -1,3 +1,4 @@
+import WebAppRegistry
 import Foundation
 
 /// The set of keys a launcher signs with and a verifier accepts, loaded from a JSON file.
@@ -71,7 +72,7 @@ public struct Keyring: Sendable {
             }
         }
         if let appID {
-            guard WebAppIDRule.isValid(appID) else {
+            guard IdentifierSyntax.isValid(appID) else {
                 throw KeyringError(.invalidAppID, "an app id must be 1 to 64 characters of [A-Za-z0-9._-]")
             }
             for key in keys where key.secret.bytes.count != Self.appKeyByteCount {
@@ -285,7 +286,7 @@ public struct Keyring: Sendable {
         guard self.appID == nil else {
             throw KeyringError(.notLauncherKeyring, "only a launcher keyring can export app keys; this is the app keyring of `\(self.appID!)`")
         }
-        guard WebAppIDRule.isValid(appID) else {
+        guard IdentifierSyntax.isValid(appID) else {
             throw KeyringError(.invalidAppID, "an app id must be 1 to 64 characters of [A-Za-z0-9._-]")
         }
         let appKeys = try self.appKeys(for: appID)
@@ -310,7 +311,7 @@ public struct Keyring: Sendable {
             }
             return own
         }
-        guard WebAppIDRule.isValid(appID) else {
+        guard IdentifierSyntax.isValid(appID) else {
             throw KeyringError(.invalidAppID, "an app id must be 1 to 64 characters of [A-Za-z0-9._-]")
         }
         do {

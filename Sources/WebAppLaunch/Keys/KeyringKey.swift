@@ -1,3 +1,4 @@
+import WebAppRegistry
 /// One key of a keyring: its id, status and secret.
 public struct KeyringKey: Sendable, Hashable {
     /// The key id carried in clear in every token, so the verifier can pick the key.
@@ -9,7 +10,7 @@ public struct KeyringKey: Sendable, Hashable {
     public let secret: KeySecret
 
     /// The longest key id accepted, in bytes.
-    public static let maximumKeyIDLength = 64
+    public static let maximumKeyIDLength = IdentifierSyntax.maximumLength
 
     /// Creates a key.
     /// - Parameters:
@@ -30,11 +31,6 @@ public struct KeyringKey: Sendable, Hashable {
     /// - Parameter kid: The candidate.
     /// - Returns: `true` for 1 to 64 characters of `[A-Za-z0-9._-]`.
     public static func isValidKeyID(_ kid: String) -> Bool {
-        !kid.isEmpty && kid.utf8.count <= maximumKeyIDLength && kid.utf8.allSatisfy(isKeyIDByte)
-    }
-
-    static func isKeyIDByte(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        IdentifierSyntax.isValid(kid)
     }
 }

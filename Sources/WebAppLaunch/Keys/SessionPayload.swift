@@ -1,3 +1,4 @@
+import WebAppRegistry
 /// What a session cookie carries, sealed (SPEC.md §12.2): the verified user and launch, the
 /// app it is for and when it ends. A fixed binary layout, so any implementation can create a
 /// session another one opens:
@@ -34,7 +35,7 @@ package struct SessionPayload: Sendable, Hashable {
         expiresAt: UInt64, appID: String, kid: String, launchID: ReplayID,
         firstName: String, lastName: String, kvnumber: String, accessToken: String?
     ) throws(LaunchError) {
-        guard WebAppIDRule.isValid(appID), KeyringKey.isValidKeyID(kid),
+        guard IdentifierSyntax.isValid(appID), IdentifierSyntax.isValid(kid),
               ClaimRules.isValidName(firstName), ClaimRules.isValidName(lastName),
               KVNR.isValid(kvnumber.utf8), accessToken.map({ ClaimRules.isValidAccessToken($0.utf8) }) ?? true
         else {

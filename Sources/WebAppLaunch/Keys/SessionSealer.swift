@@ -1,3 +1,4 @@
+import WebAppRegistry
 /// Seals small payloads (the web app's session cookie) with AES-256-GCM under the app's
 /// session key, so a cookie is neither readable nor forgeable, and opens only for the app it
 /// was sealed for (SPEC.md §12).
@@ -69,7 +70,7 @@ public struct SessionSealer: Sendable {
               bytes.count >= ivStart + AES256GCM.ivByteCount + AES256GCM.tagByteCount
         else { return nil }
         let kid = bytes[2..<ivStart]
-        guard kid.allSatisfy(KeyringKey.isKeyIDByte), let entry = keys.entry(kidBytes: kid), entry.key.status.canVerify else { return nil }
+        guard kid.allSatisfy(IdentifierSyntax.isIdentifierByte), let entry = keys.entry(kidBytes: kid), entry.key.status.canVerify else { return nil }
         let ivEnd = ivStart + AES256GCM.ivByteCount
         return try? AES256GCM.open(
             bytes[ivEnd...],

@@ -27,19 +27,17 @@ public struct LaunchParameters: Sendable, Hashable {
         var formHasOtherField = false
         var others: [Substring] = []
         func take(_ source: Substring, isForm: Bool) {
-            // Split on the byte `&` and match `launch` byte for byte (SPEC.md §11): splitting
-            // the String would split on Characters, and `&` followed by a combining mark
-            // (`&\u{301}`) is one Character, not a separator.
-            for bytes in source.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            for piece in Self.pieces(of: source) {
+                let bytes = piece.utf8
                 if bytes.isEmpty {
                     hasEmptyPiece = true
-                } else if bytes.starts(with: "launch=".utf8) || bytes.elementsEqual("launch".utf8) {
+                } else if Self.isLaunchPiece(piece) {
                     launchCount += 1
                     if token == nil { token = Substring(bytes.dropFirst(min(bytes.count, "launch=".utf8.count))) }
                 } else if isForm {
                     formHasOtherField = true
                 } else {
-                    others.append(Substring(bytes))
+                    others.append(piece)
                 }
             }
         }
@@ -54,5 +52,42 @@ public struct LaunchParameters: Sendable, Hashable {
         }
         self.token = token
         self.otherQueryParameters = others
+    }
+
+    /// The `&`-separated pieces of a query or form, empty ones included.
+    ///
+    /// The one splitter of the package: it splits on the byte `&` (SPEC.md §11). Splitting the
+    /// String would split on Characters, and `&` followed by a combining mark (`&\u{301}`) is
+    /// one Character, not a separator.
+    /// - Parameter text: A raw query (without `?`) or form body.
+    /// - Returns: The pieces, raw, in order.
+    package static func pieces(of text: Substring) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { Substring($0) }
+    }
+
+    /// Whether a piece is a `launch` parameter: `launch=…`, or a bare `launch`, byte for byte.
+    /// - Parameter piece: One piece from ``pieces(of:)``.
+    package static func isLaunchPiece(_ piece: Substring) -> Bool {
+        piece.utf8.starts(with: "launch=".utf8) || piece.utf8.elementsEqual("launch".utf8)
+    }
+
+    /// Whether a raw query or form carries a `launch` parameter at all, by the same rule the
+    /// verifier splits with (the middleware decides with it whether a request is a launch).
+    /// - Parameter text: A raw query or form body, or `nil`.
+    /// - Returns: `true` when any piece is a `launch` piece.
+    public static func carriesLaunch(_ text: Substring?) -> Bool {
+        guard let text else { return false }
+        return pieces(of: text).contains(where: isLaunchPiece)
+    }
+
+    /// A URL's text split at its first `?` into the part before it and the query's pieces
+    /// other than `launch` (for the CLI, which derives the registered URL from a launch URL).
+    /// - Parameter url: A launch URL's text.
+    /// - Returns: The text before `?` and the other pieces in request order, or `nil` when
+    ///   the URL has no query.
+    package static func splittingLaunch(fromURL url: Substring) -> (base: Substring, others: [Substring])? {
+        guard let questionMark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let query = url[url.index(after: questionMark)...]
+        return (url[..<questionMark], pieces(of: query).filter { !$0.isEmpty && !isLaunchPiece($0) })
     }
 }

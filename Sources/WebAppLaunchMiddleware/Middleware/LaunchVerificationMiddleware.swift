@@ -101,7 +101,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             let buffer = try await request.collectBody(upTo: Self.maximumFormBytes)
             form = Substring(String(buffer: buffer))
         }
-        if Self.carriesLaunch(query) || Self.carriesLaunch(form) {
+        if LaunchParameters.carriesLaunch(query) || LaunchParameters.carriesLaunch(form) {
             return try await exchange(query: query, form: form, request: request, context: context)
         }
         if let session = liveSession(of: request) {
@@ -228,14 +228,5 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             return origin.lowercased() != audience.origin
         }
         return false
-    }
-
-    /// Whether any `&`-separated piece names `launch`, compared byte for byte.
-    private static func carriesLaunch(_ query: Substring?) -> Bool {
-        guard let query else { return false }
-        let name = Array("launch".utf8)
-        return query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).contains { piece in
-            piece.starts(with: name) && (piece.count == name.count || piece[piece.index(piece.startIndex, offsetBy: name.count)] == UInt8(ascii: "="))
-        }
     }
 }

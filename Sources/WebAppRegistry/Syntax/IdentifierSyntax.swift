@@ -1,0 +1,30 @@
+/// The one rule for identifiers that travel in tokens, keyrings and cookies: app ids and
+/// key ids (kids). 1 to 64 bytes of `[A-Za-z0-9._-]`, compared byte for byte.
+///
+/// Every parser of the package (registry, token layout, keyring, session payload) checks
+/// identifiers here, so the rule cannot drift between the minter and the verifier.
+package enum IdentifierSyntax {
+    /// The longest identifier, in bytes.
+    package static let maximumLength = 64
+
+    /// Whether a text is an identifier.
+    package static func isValid(_ text: some StringProtocol) -> Bool {
+        isValid(bytes: text.utf8)
+    }
+
+    /// Whether bytes spell an identifier (for parsers that hold raw bytes).
+    package static func isValid(bytes: some Collection<UInt8>) -> Bool {
+        !bytes.isEmpty && bytes.count <= maximumLength && bytes.allSatisfy(isIdentifierByte)
+    }
+
+    /// Whether one byte may appear in an identifier.
+    package static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
+    }
+}
