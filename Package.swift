@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAppLaunchTests",
-            dependencies: ["WebAppLaunch"],
+            dependencies: ["WebAppLaunch", "WebAppRegistry", "WebAppLaunchNative"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

@@ -19,7 +19,7 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
     public let query: String?
 
     /// The longest registered URL accepted, in bytes; also bounds the token's audience field.
-    public static let maximumLength = 2048
+    public static let maximumLength = URLSyntax.maximumLength
 
     /// Parses and normalises a registered URL.
     ///
@@ -29,7 +29,7 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
         guard !string.isEmpty, string.utf8.count <= Self.maximumLength else {
             throw RegistryError(.invalidURL, "a registered URL must be 1 to \(Self.maximumLength) bytes")
         }
-        guard string.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard URLSyntax.isPrintableASCII(string) else {
             throw RegistryError(.invalidURL, "a registered URL must be printable ASCII without spaces")
         }
         guard let schemeEnd = string.firstRange(of: "://") else {
@@ -48,7 +48,13 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
         guard !authority.contains("@") else {
             throw RegistryError(.invalidURL, "a registered URL cannot carry userinfo")
         }
-        let (host, port) = try Self.parseAuthority(authority, scheme: scheme)
+        let host: String
+        let port: Int?
+        do {
+            (host, port) = try URLSyntax.parseAuthority(authority, scheme: scheme)
+        } catch {
+            throw RegistryError(.invalidURL, error.reason)
+        }
         let afterAuthority = rest[authorityEnd...]
         let queryStart = afterAuthority.firstIndex(of: "?")
         var path = String(afterAuthority[..<(queryStart ?? afterAuthority.endIndex)])
@@ -107,66 +113,20 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter host: A lower-case host as ``RegisteredURL`` stores it.
     /// - Returns: `true` for `localhost`, `127.x.y.z` and `[::1]`/`::1`.
     public static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "[::1]" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets[0] == "127" else { return false }
-        return octets.allSatisfy { octet in
-            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCIIDigit) && Int(octet)! <= 255
-        }
+        URLSyntax.isLoopback(host)
     }
 
-    private static func parseAuthority(_ authority: Substring, scheme: String) throws(RegistryError) -> (String, Int?) {
-        var hostPart = authority
-        var portPart: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
-                throw RegistryError(.invalidURL, "an IPv6 host needs a closing `]`")
-            }
-            hostPart = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw RegistryError(.invalidURL, "unexpected text after the IPv6 host") }
-                portPart = after.dropFirst()
-            }
-            let inner = hostPart.dropFirst().dropLast()
-            guard !inner.isEmpty, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
-                throw RegistryError(.invalidURL, "the IPv6 host is not valid")
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            hostPart = authority[..<colon]
-            portPart = authority[authority.index(after: colon)...]
-        }
-        let host = hostPart.lowercased()
-        guard !host.isEmpty, host.utf8.count <= 253 else {
-            throw RegistryError(.invalidURL, "a registered URL needs a host")
-        }
-        if !host.hasPrefix("[") {
-            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-            for label in labels {
-                guard !label.isEmpty, label.count <= 63,
-                      label.allSatisfy({ $0.isASCIILetterOrDigit || $0 == "-" }),
-                      !label.hasPrefix("-"), !label.hasSuffix("-")
-                else {
-                    throw RegistryError(.invalidURL, "the host `\(host)` is not a valid DNS name or IPv4 address")
-                }
-            }
-        }
-        var port: Int?
-        if let portPart {
-            guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy(\.isASCIIDigit),
-                  let value = Int(portPart), (1...65535).contains(value)
-            else {
-                throw RegistryError(.invalidURL, "the port must be a number from 1 to 65535")
-            }
-            let defaultPort = scheme == "https" ? 443 : 80
-            port = value == defaultPort ? nil : value
-        }
-        return (host, port)
-    }
+    /// The bytes a registered path may hold: RFC 3986 `pchar` and `/`, without `;` and `,`
+    /// (the path is written into the session cookie's `Path` attribute and the `Location`
+    /// header, where `;` would start another cookie attribute).
+    private static let pathBytes: Set<UInt8> = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+=:@%/".utf8)
 
     private static func checkPath(_ path: String) throws(RegistryError) {
         guard path.hasPrefix("/") else {
             throw RegistryError(.invalidURL, "the path must start with `/`")
+        }
+        guard path.utf8.allSatisfy(pathBytes.contains) else {
+            throw RegistryError(.invalidURL, "the path may hold only RFC 3986 path characters, and no `;` or `,`")
         }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             if segment == "." || segment == ".." {
@@ -190,16 +150,5 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
             }
             index = bytes.index(after: index)
         }
-    }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-    fileprivate var isASCIILetterOrDigit: Bool { isASCII && (isLetter || isNumber) }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

@@ -120,7 +120,7 @@ struct NavigationPolicyTests {
         ("http://127.0.0.1:8080/dev", false, .cancel(.insecureHTTP)),
         ("http://127.0.0.1:9090/dev", true, .cancel(.insecureHTTP)),
         ("http://localhost:8080/dev", true, .cancel(.insecureHTTP)),
-        ("http://2130706433:8080/dev", true, .cancel(.insecureHTTP)),
+        ("http://2130706433:8080/dev", true, .cancel(.malformedURL)),  // a non-canonical numeric host is refused outright
         ("https://127.0.0.1:8080/dev", true, .open("https://127.0.0.1:8080/dev")),
         ("http://[::1]:8080/dev", true, .cancel(.insecureHTTP)),
     ])

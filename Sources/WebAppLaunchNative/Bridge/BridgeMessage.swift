@@ -1,3 +1,4 @@
+import WebAppRegistry
 import Foundation
 
 /// A message a web app posts to the native app through
@@ -163,7 +164,7 @@ public enum BridgeMessage: Sendable, Hashable {
 
     private static func httpsURL(_ value: Any) throws(BridgeMessageError) -> URL {
         let text = try urlText(value)
-        guard let (scheme, _) = URLText.splitScheme(text), URLText.isPrintableASCII(text) else {
+        guard let (scheme, _) = URLSyntax.splitScheme(text), URLSyntax.isPrintableASCII(text) else {
             throw BridgeMessageError(.malformedURL, "openUrl needs an absolute https URL in printable ASCII")
         }
         guard scheme == "https" else {

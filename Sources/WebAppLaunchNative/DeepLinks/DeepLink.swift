@@ -21,7 +21,7 @@ import WebAppRegistry
 ///   allowed and appear once.
 public struct DeepLink: Sendable, Hashable, CustomStringConvertible {
     /// The longest deep link accepted, in UTF-8 bytes.
-    public static let maximumLength = URLText.maximumLength
+    public static let maximumLength = URLSyntax.maximumLength
 
     /// The scheme, lower case (e.g. `navidapro`).
     public let scheme: String

@@ -1,3 +1,4 @@
+import WebAppRegistry
 import Foundation
 
 /// A custom-scheme link (`scheme://host/path?query`) split into parts under strict rules,
@@ -38,13 +39,13 @@ struct DeepLinkSyntax: Sendable {
     /// - Parameter text: The link as received.
     /// - Throws: ``DeepLinkError`` for anything not strictly well formed.
     init(_ text: String) throws(DeepLinkError) {
-        guard !text.isEmpty, text.utf8.count <= URLText.maximumLength else {
-            throw DeepLinkError(.tooLong, "a deep link must be 1 to \(URLText.maximumLength) bytes")
+        guard !text.isEmpty, text.utf8.count <= URLSyntax.maximumLength else {
+            throw DeepLinkError(.tooLong, "a deep link must be 1 to \(URLSyntax.maximumLength) bytes")
         }
-        guard URLText.isPrintableASCII(text), !text.contains("\\") else {
+        guard URLSyntax.isPrintableASCII(text), !text.contains("\\") else {
             throw DeepLinkError(.forbiddenCharacter, "a deep link must be printable ASCII without spaces, control characters or backslashes")
         }
-        guard let (scheme, rest) = URLText.splitScheme(text), rest.hasPrefix("//") else {
+        guard let (scheme, rest) = URLSyntax.splitScheme(text), rest.hasPrefix("//") else {
             throw DeepLinkError(.malformed, "a deep link must start with `scheme://`")
         }
         guard !rest.contains("#") else {
@@ -60,7 +61,7 @@ struct DeepLinkSyntax: Sendable {
             throw DeepLinkError(.port, "a deep link cannot carry a port")
         }
         let host = authority.lowercased()
-        guard !host.hasPrefix("["), URLText.isValidHost(host) else {
+        guard !host.hasPrefix("["), URLSyntax.isValidHost(host) else {
             throw DeepLinkError(.malformed, "a deep link needs a host of letters, digits, `-` and `.`")
         }
         let afterAuthority = afterSlashes[authorityEnd...]

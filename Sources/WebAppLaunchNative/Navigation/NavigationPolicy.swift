@@ -93,10 +93,10 @@ public struct NavigationPolicy: Sendable {
     }
 
     private func mainFrameDecision(for text: String) -> NavigationDecision {
-        guard !text.isEmpty, text.utf8.count <= URLText.maximumLength, URLText.isPrintableASCII(text) else {
-            return .cancel(NavigationRefusal(.malformedURL, "a URL must be 1 to \(URLText.maximumLength) bytes of printable ASCII"))
+        guard !text.isEmpty, text.utf8.count <= URLSyntax.maximumLength, URLSyntax.isPrintableASCII(text) else {
+            return .cancel(NavigationRefusal(.malformedURL, "a URL must be 1 to \(URLSyntax.maximumLength) bytes of printable ASCII"))
         }
-        guard let (scheme, _) = URLText.splitScheme(text) else {
+        guard let (scheme, _) = URLSyntax.splitScheme(text) else {
             return .cancel(NavigationRefusal(.malformedURL, "the URL has no valid scheme"))
         }
         let deepLinkScheme = app.deepLinks?.scheme ?? "navidapro"

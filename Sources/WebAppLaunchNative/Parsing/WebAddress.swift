@@ -1,8 +1,9 @@
+import WebAppRegistry
 /// An `http` or `https` URL reduced to what origin checks need, parsed strictly.
 ///
 /// Foundation's `URL` is lenient and differs between platforms (backslashes, userinfo,
 /// numeric hosts), so the origin a decision depends on is computed here from the text with
-/// the same rules as ``WebAppRegistry/RegisteredURL``: no userinfo, no backslash, DNS/IPv4/IPv6
+/// the same rules as `RegisteredURL` (one `URLSyntax` for both): no userinfo, no backslash, DNS/IPv4/IPv6
 /// hosts only, ports 1 to 65535 with the default dropped. Path, query and fragment are
 /// not interpreted; they cannot change the origin.
 struct WebAddress: Sendable, Hashable {
@@ -24,16 +25,16 @@ struct WebAddress: Sendable, Hashable {
     /// - Parameter text: The whole URL.
     /// - Throws: ``URLSyntaxError`` for anything not strictly well formed, including other schemes.
     init(_ text: String) throws(URLSyntaxError) {
-        guard !text.isEmpty, text.utf8.count <= URLText.maximumLength else {
-            throw URLSyntaxError("a URL must be 1 to \(URLText.maximumLength) bytes")
+        guard !text.isEmpty, text.utf8.count <= URLSyntax.maximumLength else {
+            throw URLSyntaxError("a URL must be 1 to \(URLSyntax.maximumLength) bytes")
         }
-        guard URLText.isPrintableASCII(text) else {
+        guard URLSyntax.isPrintableASCII(text) else {
             throw URLSyntaxError("a URL must be printable ASCII without spaces or control characters")
         }
         guard !text.contains("\\") else {
             throw URLSyntaxError("a URL cannot contain a backslash")
         }
-        guard let (scheme, rest) = URLText.splitScheme(text), scheme == "https" || scheme == "http" else {
+        guard let (scheme, rest) = URLSyntax.splitScheme(text), scheme == "https" || scheme == "http" else {
             throw URLSyntaxError("only http and https URLs have a web origin")
         }
         guard rest.hasPrefix("//") else {
@@ -45,27 +46,11 @@ struct WebAddress: Sendable, Hashable {
         guard !authority.contains("@") else {
             throw URLSyntaxError("a URL cannot carry userinfo, which hides the real host")
         }
-        var hostPart = authority
-        var portPart: Substring?
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
-            hostPart = authority[..<colon]
-            portPart = authority[authority.index(after: colon)...]
-        }
-        let host = hostPart.lowercased()
-        guard URLText.isValidHost(host) else {
-            throw URLSyntaxError("the host is not a valid DNS name or IP address")
-        }
-        var port: Int?
-        if let portPart {
-            guard !portPart.isEmpty, portPart.utf8.count <= 5, portPart.utf8.allSatisfy(\.isASCIIDigit),
-                  let value = Int(portPart), (1...65535).contains(value)
-            else {
-                throw URLSyntaxError("the port must be a number from 1 to 65535")
-            }
-            port = value == (scheme == "https" ? 443 : 80) ? nil : value
+        do {
+            (host, port) = try URLSyntax.parseAuthority(authority, scheme: scheme)
+        } catch {
+            throw URLSyntaxError(error.reason)
         }
         self.scheme = scheme
-        self.host = host
-        self.port = port
     }
 }
