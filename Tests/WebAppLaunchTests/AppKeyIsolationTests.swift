@@ -209,7 +209,9 @@ struct AppKeyIsolationTests {
         for app in apps {
             for kid in ["old", "gone", "current"] {
                 let derived = try Self.launcher.appKeys(for: app).entry(kid: kid)!.derived
-                for key in [derived.appKey, derived.macKeyBytes, derived.seal, derived.session, derived.replayKeyBytes] {
+                let macKey = try HKDF.deriveKey(secret: derived.appKey, info: Labels.macKey, count: 32)
+                let replayKey = try HKDF.deriveKey(secret: derived.appKey, info: Labels.replayKey, count: 32)
+                for key in [derived.appKey, macKey, derived.seal, derived.session, replayKey] {
                     #expect(seen.insert(key).inserted)
                 }
             }

@@ -1,4 +1,5 @@
 import WebAppRegistry
+
 /// Reading and writing the binary token of format version 2, byte by byte as SPEC.md states:
 ///
 /// ```

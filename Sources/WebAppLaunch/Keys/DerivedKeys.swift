@@ -14,20 +14,14 @@ final class DerivedKeys: Sendable {
     let session: [UInt8]
     /// Keyed HMAC-SHA256 that maps a nonce to its replay id.
     let replay: HMACSHA256Key
-    /// The raw MAC key, kept for the test vectors' intermediate values.
-    let macKeyBytes: [UInt8]
-    /// The raw replay key, kept for the test vectors' intermediate values.
-    let replayKeyBytes: [UInt8]
 
     /// Derives the four keys of an app from its app key.
     init(appKey: [UInt8]) throws(CryptoFailure) {
         self.appKey = appKey
-        macKeyBytes = try HKDF.deriveKey(secret: appKey, info: Labels.macKey, count: 32)
-        mac = try HMACSHA256Key(key: macKeyBytes)
+        mac = try HMACSHA256Key(key: HKDF.deriveKey(secret: appKey, info: Labels.macKey, count: 32))
         seal = try HKDF.deriveKey(secret: appKey, info: Labels.sealKey, count: 32)
         session = try HKDF.deriveKey(secret: appKey, info: Labels.sessionKey, count: 32)
-        replayKeyBytes = try HKDF.deriveKey(secret: appKey, info: Labels.replayKey, count: 32)
-        replay = try HMACSHA256Key(key: replayKeyBytes)
+        replay = try HMACSHA256Key(key: HKDF.deriveKey(secret: appKey, info: Labels.replayKey, count: 32))
     }
 
     /// The app key of `appID` under a root secret: HKDF-SHA256 with an empty salt and

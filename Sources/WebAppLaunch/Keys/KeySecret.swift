@@ -2,7 +2,11 @@
 ///
 /// Its `description` never prints the bytes, so a secret that reaches a log line or an error
 /// message by accident stays secret.
-public struct KeySecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+///
+/// Two secrets are equal only through a constant-time comparison (`CRYPTO_memcmp`), and a
+/// secret is not `Hashable`: a hash of secret bytes in a set or dictionary would be a side
+/// channel and a copy.
+public struct KeySecret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The shortest secret accepted, in bytes. Shorter secrets are rejected with an error, not
     /// an assertion: a short HMAC key is a weak key in release builds too.
     public static let minimumByteCount = 32
@@ -30,6 +34,11 @@ public struct KeySecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
 
     /// The secret as unpadded base64url, the keyring file's encoding.
     public var base64URLEncoded: String { Base64URL.encode(bytes) }
+
+    /// Compares in constant time for equal lengths (lengths are not secret: 32 to 128 bytes).
+    public static func == (lhs: KeySecret, rhs: KeySecret) -> Bool {
+        ConstantTime.equals(lhs.bytes, rhs.bytes)
+    }
 
     public var description: String { "KeySecret(\(bytes.count) bytes, redacted)" }
     public var debugDescription: String { description }

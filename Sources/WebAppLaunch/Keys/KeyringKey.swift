@@ -1,6 +1,7 @@
 import WebAppRegistry
+
 /// One key of a keyring: its id, status and secret.
-public struct KeyringKey: Sendable, Hashable {
+public struct KeyringKey: Sendable, Equatable {
     /// The key id carried in clear in every token, so the verifier can pick the key.
     public let kid: String
     /// What the key may be used for.

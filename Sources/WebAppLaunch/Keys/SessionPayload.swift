@@ -1,4 +1,5 @@
 import WebAppRegistry
+
 /// What a session cookie carries, sealed (SPEC.md §12.2): the verified user and launch, the
 /// app it is for and when it ends. A fixed binary layout, so any implementation can create a
 /// session another one opens:

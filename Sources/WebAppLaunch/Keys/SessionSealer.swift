@@ -1,4 +1,5 @@
 import WebAppRegistry
+
 /// Seals small payloads (the web app's session cookie) with AES-256-GCM under the app's
 /// session key, so a cookie is neither readable nor forgeable, and opens only for the app it
 /// was sealed for (SPEC.md §12).

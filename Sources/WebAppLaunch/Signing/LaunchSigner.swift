@@ -137,11 +137,17 @@ public struct LaunchSigner: Sendable {
         let claimsBlock: [UInt8]
         let headerBytes: [UInt8]
         let body: [UInt8]
-        let macInput: [UInt8]
         let mac: [UInt8]
         let kid: String
         let nonce: [UInt8]
         let iv: [UInt8]?
+
+        /// What the MAC covers (SPEC.md §4): computed on demand, for the test vectors only, so
+        /// minting never builds the copy.
+        var macInput: [UInt8] {
+            let blob = Base64URL.decode(token) ?? []
+            return Labels.tokenMAC + blob.dropLast(mac.count)
+        }
     }
 
     func mint(
@@ -221,14 +227,12 @@ public struct LaunchSigner: Sendable {
         } catch {
             throw LaunchError(error)
         }
-        let macInput = Labels.tokenMAC + blob
         blob.append(contentsOf: mac)
         return Minted(
             token: Base64URL.encode(blob),
             claimsBlock: claims,
             headerBytes: headerBytes,
             body: body,
-            macInput: macInput,
             mac: mac,
             kid: key.kid,
             nonce: nonce,

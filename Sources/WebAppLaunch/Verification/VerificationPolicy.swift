@@ -2,12 +2,12 @@
 public struct VerificationPolicy: Sendable, Hashable {
     /// Clock difference tolerated between launcher and verifier, in seconds, in both
     /// directions. Default 60.
-    public var clockSkew: UInt64
+    public let clockSkew: UInt64
     /// The longest `exp - iat` accepted, in seconds. Default 300 (the signer's maximum).
-    public var maximumLifetime: UInt64
+    public let maximumLifetime: UInt64
     /// The longest `launch` value accepted, in bytes of its UTF-8 text; longer values are rejected before
     /// decoding or any MAC work. Default 16384.
-    public var maximumTokenLength: Int
+    public let maximumTokenLength: Int
 
     /// Creates a policy.
     /// - Parameters:

@@ -1,4 +1,5 @@
 import WebAppRegistry
+
 /// An `http` or `https` URL reduced to what origin checks need, parsed strictly.
 ///
 /// Foundation's `URL` is lenient and differs between platforms (backslashes, userinfo,
