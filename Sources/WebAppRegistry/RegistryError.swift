@@ -2,13 +2,12 @@
 ///
 /// The code is stable and meant for programs; the reason is a sentence for people and
 /// never contains anything secret (a registry holds nothing secret).
-public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RegistryError: CodedError {
     /// A stable, machine-readable error code. New codes may be added; switch with a default.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The registry file could not be read.
         public static let unreadableFile = Code(rawValue: "unreadable_file")
@@ -37,5 +36,4 @@ public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible 
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
 }

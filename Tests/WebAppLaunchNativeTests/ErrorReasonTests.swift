@@ -1,4 +1,5 @@
 import Testing
+import WebAppRegistry
 import WebAppLaunchNative
 
 @Suite("Refusals never repeat attacker input")

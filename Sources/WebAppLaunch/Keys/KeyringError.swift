@@ -1,11 +1,12 @@
+import WebAppRegistry
+
 /// Why a keyring could not be loaded, saved or used.
-public struct KeyringError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct KeyringError: CodedError {
     /// A stable, machine-readable error code.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The file does not exist.
         public static let missingFile = Code(rawValue: "missing_file")
@@ -49,5 +50,4 @@ public struct KeyringError: Error, Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
 }

@@ -1,16 +1,17 @@
+import WebAppRegistry
+
 /// Why a launch could not be minted or was rejected.
 ///
 /// One public error type for the whole handshake. The ``code`` is stable and is what a
 /// program (or a log line, or a metric) should use; the ``reason`` is a sentence for the
 /// developer. Neither ever contains the token, a claim, a MAC or a key: an error is logged
 /// and printed, so it must be safe to log and print.
-public struct LaunchError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct LaunchError: CodedError {
     /// A stable, machine-readable error code. New codes may be added; switch with a default.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The token or its request is not of the documented shape (bad base64url, bad
         /// lengths, missing or repeated `launch`).

@@ -1,12 +1,13 @@
+import WebAppRegistry
+
 /// Why a replay store could not answer. Every store throws this one type, so the same
 /// failure reads the same whichever driver is configured.
-public struct ReplayStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ReplayStoreError: CodedError {
     /// A stable code.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its stable text (for matching what a log or a test reads).
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The in-memory store is full of live ids; accepting more would mean forgetting some.
         public static let full = Code(rawValue: "full")
@@ -30,5 +31,4 @@ public struct ReplayStoreError: Error, Sendable, Hashable, CustomStringConvertib
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
 }

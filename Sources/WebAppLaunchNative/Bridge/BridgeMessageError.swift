@@ -1,18 +1,16 @@
+import WebAppRegistry
+
 /// Why a message posted to the `AppInterface` bridge was refused.
 ///
 /// The page is code the native app does not control, so every message is checked for shape,
 /// type and size before anything acts on it. The code is stable and meant for programs; the
 /// reason is a fixed sentence that never repeats what the page sent.
-public struct BridgeMessageError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct BridgeMessageError: CodedError {
     /// A stable, machine-readable error code. New codes may be added; switch with a default.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        /// The code's stable text, e.g. `unknown_action`.
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        /// - Parameter rawValue: The stable text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The raw text, so logs show `unknown_action` rather than a struct dump.
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The body is not a dictionary, JSON text (`String`/`Data`) or JSON object.
         public static let unsupportedBody = Code(rawValue: "unsupported_body")
@@ -60,5 +58,4 @@ public struct BridgeMessageError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     /// `code: reason`, safe to log.
-    public var description: String { "\(code): \(reason)" }
 }

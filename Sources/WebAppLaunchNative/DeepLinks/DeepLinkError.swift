@@ -1,19 +1,17 @@
+import WebAppRegistry
+
 /// Why a deep link was refused.
 ///
 /// A deep link moves the user inside the native app, so anything that is not plainly
 /// on the registered app's allowlist is refused rather than repaired. The code is stable and
 /// meant for programs (logs, metrics); the reason is a fixed sentence that never repeats the
 /// link, which may come from an attacker.
-public struct DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct DeepLinkError: CodedError {
     /// A stable, machine-readable error code. New codes may be added; switch with a default.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        /// The code's stable text, e.g. `host_not_allowed`.
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        /// - Parameter rawValue: The stable text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The raw text, so logs show `host_not_allowed` rather than a struct dump.
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The link is empty or longer than ``DeepLink/maximumLength`` bytes.
         public static let tooLong = Code(rawValue: "too_long")
@@ -62,5 +60,4 @@ public struct DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// `code: reason`, safe to log.
-    public var description: String { "\(code): \(reason)" }
 }

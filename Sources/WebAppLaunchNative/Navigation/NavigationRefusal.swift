@@ -1,18 +1,16 @@
+import WebAppRegistry
+
 /// Why a navigation was cancelled: the reason carried by ``NavigationDecision/cancel(_:)``.
 ///
 /// Cancelling is the policy's answer for everything it does not positively recognise, so the
 /// code tells a log or a test which rule fired. The reason is a fixed sentence that never
 /// repeats the URL, which the page controls.
-public struct NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+public struct NavigationRefusal: CodedError {
     /// A stable, machine-readable code. New codes may be added; switch with a default.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        /// The code's stable text, e.g. `forbidden_scheme`.
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        /// - Parameter rawValue: The stable text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The raw text, so logs show `forbidden_scheme` rather than a struct dump.
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The URL is missing, too long, not printable ASCII, has no valid scheme, or is an
         /// `http(s)` URL with userinfo, a backslash, a bad host or a bad port.
@@ -48,5 +46,4 @@ public struct NavigationRefusal: Error, Sendable, Hashable, CustomStringConverti
     }
 
     /// `code: reason`, safe to log.
-    public var description: String { "\(code): \(reason)" }
 }

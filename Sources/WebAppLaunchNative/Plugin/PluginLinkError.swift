@@ -1,18 +1,16 @@
+import WebAppRegistry
+
 /// Why a plugin link (`navidapro://plugin/webapp?registeredURL=…`) was refused.
 ///
 /// The web-app plugin sends the user's token and KVNR to the URL it opens, so a link that
 /// does not name a registered app exactly is refused. The code is stable and meant for
 /// programs; the reason is a fixed sentence that never repeats the link.
-public struct PluginLinkError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PluginLinkError: CodedError {
     /// A stable, machine-readable error code. New codes may be added; switch with a default.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        /// The code's stable text, e.g. `not_registered`.
+    public struct Code: ErrorCode {
+        /// The code's stable text.
         public let rawValue: String
-        /// Creates a code from its raw text.
-        /// - Parameter rawValue: The stable text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The raw text, so logs show `not_registered` rather than a struct dump.
-        public var description: String { rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
 
         /// The link itself breaks the deep-link syntax rules (see ``DeepLink``): too long,
         /// control characters, userinfo, port, fragment, dot segments, bad escapes.
@@ -49,5 +47,4 @@ public struct PluginLinkError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// `code: reason`, safe to log.
-    public var description: String { "\(code): \(reason)" }
 }
