@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAppLaunchTestSupport
-import WebAppLaunch
+@_spi(Testing) import WebAppLaunch
 
 /// Issue 12, finding 11: text an attacker controls (an unverified header, an argument pasted
 /// from a chat) must reach the operator's terminal with every control character escaped, so

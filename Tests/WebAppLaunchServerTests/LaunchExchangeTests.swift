@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
-import WebAppLaunch
+@_spi(Testing) import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 import WebAppRegistry
 
 /// Per-app keys (issue 13, SPEC.md §2.2): a partner holding one app's app keyring can verify

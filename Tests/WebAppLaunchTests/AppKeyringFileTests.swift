@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 /// The two kinds of keyring file (SPEC.md §13): launcher (root secrets) and app (one app's
 /// app keys, `"kind": "app"`).

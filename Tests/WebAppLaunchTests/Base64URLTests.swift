@@ -1,5 +1,5 @@
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("Base64URL is unpadded, strict and canonical")
 struct Base64URLTests {

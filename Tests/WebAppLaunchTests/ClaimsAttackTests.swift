@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("Claims inside an authentic token are still validated, and only after the MAC", .tags(.securityRegression, .claims))
 struct ClaimsAttackTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("Only canonical base64url of bounded size is accepted", .tags(.securityRegression, .encoding))
 struct EncodingAttackTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("Errors never disclose the token, a claim or a MAC", .tags(.securityRegression, .disclosure))
 struct ErrorDisclosureTests {

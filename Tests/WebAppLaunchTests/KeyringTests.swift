@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("Keyring files: loading, refusals, permissions and writing")
 struct KeyringTests {

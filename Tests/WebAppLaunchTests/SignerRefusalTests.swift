@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 import WebAppRegistry
 
 @Suite("The signer refuses what it must not mint")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("Tampering with token bytes is always detected, with the exact code", .tags(.securityRegression, .tampering))
 struct TamperingAttackTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 @Suite("The time window is enforced in both directions, overflow-safe", .tags(.securityRegression, .timeWindow))
 struct TimeAttackTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 import WebAppRegistry
 
 extension VectorFile.Vector: CustomTestStringConvertible {

@@ -1,6 +1,6 @@
 import CBenchCrypto
 import Foundation
-import WebAppLaunch
+@_spi(Testing) import WebAppLaunch
 import WebAppRegistry
 
 /// Everything the benchmarks and tools share: the development keyring, the sample registry,

@@ -1,5 +1,5 @@
 import Foundation
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 import WebAppLaunchNative
 import WebAppRegistry
 

@@ -12,7 +12,7 @@
 // right key produces for the same fields; i.e. nothing else is ever accepted.
 import Foundation
 import FuzzSupport
-import WebAppLaunch
+@_spi(Testing) import WebAppLaunch
 
 let configs = Fixtures.configs
 

@@ -3,7 +3,7 @@
 // Usage: MakeCorpus OUTPUT_DIR     (scripts/fuzz runs it into Fuzz/corpus)
 import Foundation
 import FuzzSupport
-import WebAppLaunch
+@_spi(Testing) import WebAppLaunch
 import WebAppLaunchNative
 import WebAppRegistry
 

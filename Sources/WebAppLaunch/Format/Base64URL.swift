@@ -3,7 +3,7 @@
 /// A token has exactly one textual form: no padding, no standard-alphabet `+` or `/`, no
 /// whitespace, and the unused bits of the last character must be zero. Anything else is
 /// rejected, so two different strings can never carry the same token bytes.
-public enum Base64URL {
+@_spi(Testing) public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// 0xFF marks bytes outside the alphabet.

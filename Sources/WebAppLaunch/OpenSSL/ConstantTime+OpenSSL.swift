@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 /// Comparisons whose time does not depend on where the inputs differ.
-public enum ConstantTime {
+package enum ConstantTime {
     /// Compares two byte sequences with OpenSSL's `CRYPTO_memcmp`.
     ///
     /// Used for every MAC and tag comparison: an early-exit comparison leaks, through timing,
@@ -11,7 +11,7 @@ public enum ConstantTime {
     ///   - rhs: The second bytes.
     /// - Returns: `true` when lengths and contents are equal. Lengths are public, so a
     ///   length mismatch returns at once.
-    public static func equals(_ lhs: some ContiguousBytes, _ rhs: some ContiguousBytes) -> Bool {
+    package static func equals(_ lhs: some ContiguousBytes, _ rhs: some ContiguousBytes) -> Bool {
         lhs.withUnsafeBytes { lhs in
             rhs.withUnsafeBytes { rhs in
                 guard lhs.count == rhs.count else { return false }

@@ -2,11 +2,11 @@ internal import COpenSSL
 
 /// SHA-256 through OpenSSL's `EVP_Digest`, for fingerprints that must not reveal their input
 /// (the short access-token fingerprint the CLI prints, test cross-checks).
-public enum SHA256 {
+package enum SHA256 {
     /// Hashes bytes.
     /// - Parameter bytes: The input.
     /// - Returns: The 32-byte digest.
-    public static func hash(_ bytes: [UInt8]) throws(LaunchError) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8]) throws(LaunchError) -> [UInt8] {
         guard let md = SharedAlgorithms.shared.sha256 else { throw LaunchError(CryptoFailure("EVP_MD_fetch")) }
         var output = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0

@@ -1,13 +1,13 @@
 internal import COpenSSL
 
 /// Cryptographically secure random bytes from OpenSSL's `RAND_bytes`.
-public enum SecureRandom {
+package enum SecureRandom {
     /// Returns fresh random bytes, for nonces, IVs and new keyring secrets.
     /// - Parameter count: How many bytes.
     /// - Returns: `count` bytes from OpenSSL's DRBG.
     /// - Throws: ``LaunchError/Code/cryptoFailure`` if OpenSSL cannot produce them (never
     ///   silently falls back to a weaker source).
-    public static func bytes(count: Int) throws(LaunchError) -> [UInt8] {
+    package static func bytes(count: Int) throws(LaunchError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return bytes }
         let rc = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }

@@ -1,5 +1,5 @@
 import Foundation
-import WebAppLaunch
+@_spi(Testing) import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry

@@ -1,5 +1,5 @@
 import Foundation
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 import WebAppRegistry
 
 /// Base tokens and the independent rules that predict what an edited token must fail with.

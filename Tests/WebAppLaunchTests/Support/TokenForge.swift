@@ -1,5 +1,5 @@
 import Foundation
-@testable import WebAppLaunch
+@_spi(Testing) @testable import WebAppLaunch
 
 /// Builds token blobs with arbitrary header and claim values, serialised here (not by
 /// `TokenLayout`) and MACed with the real derived key of a fixture keyring, so that a test
