@@ -99,7 +99,8 @@ struct PostgresReplayStoreTests {
 
             try cluster.restart()
             var recovered = false
-            for _ in 0..<40 where !recovered {
+            let giveUp = ContinuousClock.now + .seconds(30)
+            for _ in 0..<40 where !recovered && ContinuousClock.now < giveUp {
                 let code = try await statusCodes(of: ["http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())"])
                 recovered = code == [303]
                 if !recovered {

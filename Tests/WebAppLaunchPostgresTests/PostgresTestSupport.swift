@@ -155,7 +155,7 @@ func statusCodes(of urls: [String], parallel: Int = 64) async throws -> [Int] {
 }
 
 private func blockingStatusCodes(of urls: [String], parallel: Int) throws -> [Int] {
-    var arguments = ["--silent", "--parallel", "--parallel-immediate", "--parallel-max", String(parallel), "--max-time", "20"]
+    var arguments = ["--silent", "--parallel", "--parallel-immediate", "--parallel-max", String(parallel), "--max-time", "10"]
     for url in urls {
         arguments += ["--output", "/dev/null", "--write-out", "%{http_code}\\n", url]
     }

@@ -26,7 +26,7 @@ struct RoundTripTests {
         #expect(launch.header.appID == "healthmagazin")
         #expect(launch.header.audience == "https://magazin.example/app")
         #expect(launch.header.expiresAt == Fixtures.nowSeconds + 60)
-        #expect(launch.replayDeadline == Fixtures.nowSeconds + 120)
+        #expect(launch.replayDeadline == Fixtures.nowSeconds + 60 + ReplayRetention.maximumSkew + ReplayRetention.margin)
     }
 
     @Test("a registered URL with its own query parameters keeps them and still verifies")

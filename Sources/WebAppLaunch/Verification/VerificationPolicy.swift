@@ -15,7 +15,7 @@ public struct VerificationPolicy: Sendable, Hashable {
     ///   - maximumLifetime: Longest accepted token lifetime in seconds (at most 3600).
     ///   - maximumTokenLength: Longest accepted token text.
     public init(clockSkew: UInt64 = 60, maximumLifetime: UInt64 = 300, maximumTokenLength: Int = 16384) {
-        precondition(clockSkew <= 600, "a clock skew above 10 minutes is not a skew, it is a disabled check")
+        precondition(clockSkew <= ReplayRetention.maximumSkew, "a clock skew above 10 minutes is not a skew, it is a disabled check")
         precondition(maximumLifetime >= 1 && maximumLifetime <= 3600, "the maximum lifetime must be 1 s to 1 h")
         precondition(maximumTokenLength >= 128, "tokens need at least 128 characters")
         self.clockSkew = clockSkew

@@ -8,6 +8,8 @@ public struct VerifiedLaunch: Sendable, Hashable {
     /// The keyed hash of the nonce that a replay store claims.
     public let replayID: ReplayID
     /// Seconds since 1970 until which the replay store must remember the nonce:
-    /// `exp + skew`. After that the token is refused as expired anyway.
+    /// ``ReplayRetention/deadline(expiresAt:)``, `exp + 600 + 300`: past the largest skew any
+    /// verifier may use, so no instance of a fleet can accept the launch again once its
+    /// claim is forgotten.
     public let replayDeadline: UInt64
 }

@@ -132,7 +132,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         do {
             claimed = try await replayStore.claim(
                 launch.replayID,
-                until: ReplayRetention.deadline(expiresAt: launch.header.expiresAt),
+                until: launch.replayDeadline,
                 now: UnixSeconds.of(clock())
             )
         } catch {

@@ -1,12 +1,11 @@
-import WebAppLaunch
-
 /// How long a used launch stays used: as long as any conforming verifier could still accept it.
 ///
 /// A verifier accepts a token until `exp + skew`, where each instance may run with its own
 /// `--skew` (at most ``VerificationPolicy``'s cap of 600 s) and its own clock. A store that
 /// forgot a launch at one instance's `exp + skew` let an instance with a larger skew, or a
 /// clock behind, accept it again. So every store keeps an id until
-/// `exp + maximumSkew + margin`, whatever the local skew, where the margin covers a claim
+/// `exp + maximumSkew + margin` (``VerifiedLaunch/replayDeadline``), whatever the local
+/// skew, where the margin covers a claim
 /// that waits on its store (at most seconds) and clock offsets between instances
 /// (NTP keeps them far below five minutes). The verifier's own expiry check still uses the
 /// local skew; only forgetting waits for the largest one.
