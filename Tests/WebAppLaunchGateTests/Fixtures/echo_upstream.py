@@ -13,6 +13,7 @@ Special paths: /slow?seconds=N waits before answering; /big?bytes=N answers N by
 /page answers an HTML page greeting the user from the identity headers.
 """
 import html
+import signal
 import json
 import sys
 import time
@@ -91,6 +92,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    # A parent may have left SIGTERM ignored or blocked (both are inherited); stop when asked.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True

@@ -204,8 +204,8 @@ func withGate(
             try? await client.shutdown()
             throw error
         }
-        await group.triggerGracefulShutdown()
         try await client.shutdown()
+        await group.triggerGracefulShutdown()
         try await tasks.waitForAll()
     }
 }
