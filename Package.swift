@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WebAppLaunchSQLite", targets: ["WebAppLaunchSQLite"]),
         .library(name: "WebAppLaunchPostgres", targets: ["WebAppLaunchPostgres"]),
         .library(name: "WebAppLaunchServer", targets: ["WebAppLaunchServer"]),
+        .library(name: "WebAppLaunchGate", targets: ["WebAppLaunchGate"]),
         .executable(name: "webapp-launch", targets: ["webapp-launch"]),
     ],
     dependencies: [
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -115,11 +117,30 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The gate: launch verification in front of a web app written in any language, as a
+        // reverse proxy or as nginx's auth_request endpoint.
+        .target(
+            name: "WebAppLaunchGate",
+            dependencies: [
+                "WebAppLaunchMiddleware",
+                "WebAppLaunch",
+                "WebAppRegistry",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "webapp-launch",
             dependencies: [
                 "WebAppLaunchServer",
+                "WebAppLaunchGate",
                 "WebAppLaunchMiddleware",
+                "WebAppLaunchSQLite",
+                "WebAppLaunchPostgres",
                 "WebAppLaunchNative",
                 "WebAppLaunch",
                 "WebAppRegistry",
@@ -169,6 +190,20 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WebAppLaunchGateTests",
+            dependencies: [
+                "WebAppLaunchGate",
+                "WebAppLaunchMiddleware",
+                "WebAppLaunch",
+                "WebAppRegistry",
+                "WebAppLaunchTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -110,6 +110,12 @@ public final class SQLiteReplayStore: ReplayStore, Service {
             defer { closed = true }
             return !closed
         }
-        if first { try await connection.close() }
+        // Through the future: awaiting it does not give up when the calling task is cancelled
+        // (a service group that stops on an error cancels its services), so the file is
+        // always closed before the store goes away.
+        if first {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try await closing.get()
+        }
     }
 }

@@ -97,7 +97,7 @@ struct AppKeyringCommandTests {
 
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--keyring", keyrings.app, "--app", "healthmagazin",
+            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--replay", "memory", "--keyring", keyrings.app, "--app", "healthmagazin",
              "--public-url", "http://127.0.0.1:\(port)/apps/healthmagazin"],
             standardErrorPath: directory.path("serve.log")
         )

@@ -88,7 +88,7 @@ struct SecretOptionTests {
         // The PostgreSQL store connects lazily, so the server starts with no database.
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--replay", replay, "--log-level", "critical"],
+            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", Repository.sampleRegistry, "--replay", replay, "--log-level", "critical"],
             standardErrorPath: directory.path("serve.log")
         )
         _ = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
@@ -125,7 +125,7 @@ struct SecretOptionTests {
         let port = try freeLoopbackPort()
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--replay", "file:" + file],
+            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", Repository.sampleRegistry, "--replay", "file:" + file],
             standardErrorPath: directory.path("serve.log")
         )
         let banner = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }

@@ -1,0 +1,89 @@
+import Foundation
+import WebAppLaunch
+import WebAppRegistry
+
+/// Everything the gate needs: which app it guards, at which public URL, with which keys, and
+/// what it does with a request that has a session.
+public struct GateConfiguration: Sendable {
+    /// What the gate does once a request has a valid session.
+    public enum Mode: Sendable, Hashable {
+        /// Reverse proxy: forward the request to this upstream with the identity headers.
+        case reverseProxy(upstream: GateUpstream)
+        /// nginx `auth_request`: answer `GET /auth` with 202 and the identity headers (401
+        /// without a session); every other path exchanges launches for the session cookie.
+        case authRequest
+    }
+
+    /// The app id launches must name.
+    public var appID: String
+    /// The public URL users reach the app at: the launch audience, and the session cookie's
+    /// path and `Secure` flag. Never taken from `Host` or `X-Forwarded-*`.
+    public var publicURL: RegisteredURL
+    /// The keyring (for a partner: its app keyring).
+    public var keyring: Keyring
+    /// Reverse proxy or auth_request.
+    public var mode: Mode
+    /// Address to bind.
+    public var host: String = "127.0.0.1"
+    /// Port to bind (0: any free port).
+    public var port: Int = 4180
+    /// Clock skew and maximum launch lifetime.
+    public var policy = VerificationPolicy()
+    /// Seconds a session lasts.
+    public var sessionLifetime: UInt64 = 1800
+    /// Whether the access token is passed upstream in `X-WebApp-Launch-Access-Token`. Off by
+    /// default: a bearer token in every request header ends up in upstream logs too easily.
+    public var passAccessToken = false
+    /// Where a request without a session is sent (303) instead of getting 401; `nil` for 401.
+    /// Applies to GET and HEAD requests without a `launch` parameter only.
+    public var unauthenticatedRedirect: String?
+    /// The largest request body forwarded upstream; larger ones get 413.
+    public var maximumRequestBodyBytes = 10 * 1024 * 1024
+    /// The largest response body passed back; a larger announced one gives 502, a larger
+    /// streamed one is cut off.
+    public var maximumResponseBodyBytes = 100 * 1024 * 1024
+    /// How long connecting to the upstream may take (then 504).
+    public var connectTimeout: Duration = .seconds(5)
+    /// How long the upstream may take to send its response head (then 504).
+    public var responseTimeout: Duration = .seconds(30)
+    /// How long the upstream may stay silent while it sends a body.
+    public var readTimeout: Duration = .seconds(30)
+    /// How long an idle client connection is kept.
+    public var idleTimeout: Duration = .seconds(75)
+    /// The current time (injectable in tests).
+    public var clock: @Sendable () -> Date = { Date() }
+
+    /// Creates a configuration with the defaults above.
+    /// - Parameters:
+    ///   - appID: The app id.
+    ///   - publicURL: The public URL.
+    ///   - keyring: The keyring.
+    ///   - mode: Reverse proxy or auth_request.
+    public init(appID: String, publicURL: RegisteredURL, keyring: Keyring, mode: Mode) {
+        self.appID = appID
+        self.publicURL = publicURL
+        self.keyring = keyring
+        self.mode = mode
+    }
+
+    /// Checks the settings that could make the gate unsafe or unusable.
+    /// - Throws: ``GateConfigurationError`` with one line.
+    public func validate() throws(GateConfigurationError) {
+        guard WebApp.isValidID(appID) else { throw GateConfigurationError("--app is not a valid app id") }
+        guard (0...65535).contains(port) else { throw GateConfigurationError("--port must be 1 to 65535") }
+        if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {
+            throw GateConfigurationError("refusing development keys on the non-loopback address \(host): they are public; use an app keyring")
+        }
+        guard keyring.keys.contains(where: { $0.status != .revoked }) else {
+            throw GateConfigurationError("the keyring has no key that can verify")
+        }
+        guard maximumRequestBodyBytes >= 0, maximumResponseBodyBytes >= 0 else {
+            throw GateConfigurationError("body limits must not be negative")
+        }
+        if let redirect = unauthenticatedRedirect {
+            guard redirect.hasPrefix("https://") || redirect.hasPrefix("http://") || (redirect.hasPrefix("/") && !redirect.hasPrefix("//")),
+                  !redirect.contains(where: { $0.isNewline || $0 == " " })
+            else { throw GateConfigurationError("--unauthenticated-redirect must be an absolute http(s) URL or a path") }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import HTTPTypes
+import WebAppLaunchMiddleware
+
+/// The identity the gate passes to the web app behind it, as request headers.
+///
+/// The upstream learns who the user is only from these headers, so they are the trust
+/// boundary of the gate:
+///
+/// - Every incoming header whose name starts with `X-WebApp-Launch-` (compared
+///   case-insensitively, every occurrence) is removed from a client's request before anything
+///   is added, so a client can never spoof an identity (``removingSpoofableFields(from:)``).
+/// - Values are UTF-8, **percent-encoded**: every byte other than the RFC 3986 unreserved
+///   characters `A–Z a–z 0–9 - . _ ~` is written as `%XX` (upper-case hex). Every header then
+///   stays ASCII, whatever the name (`Jürgen` → `J%C3%BCrgen`, `O'Brien` → `O%27Brien`), and
+///   the upstream decodes it with its standard URL decoder (`urllib.parse.unquote`,
+///   `rawurldecode`, `decodeURIComponent`, `URLDecoder.decode` — the gate never writes `+`).
+///
+/// | header | value |
+/// | --- | --- |
+/// | `X-WebApp-Launch-Subject` | the stable identifier of the user: their KVNR |
+/// | `X-WebApp-Launch-First-Name` | first name |
+/// | `X-WebApp-Launch-Last-Name` | last name |
+/// | `X-WebApp-Launch-KVNR` | KVNR |
+/// | `X-WebApp-Launch-App` | the app id the launch was for |
+/// | `X-WebApp-Launch-Access-Token` | the access token, only when the gate is told to pass it |
+public enum IdentityHeaders {
+    /// The prefix every identity header starts with; incoming headers with it are removed.
+    public static let prefix = "x-webapp-launch-"
+    /// The stable identifier of the user (their KVNR).
+    public static let subject = HTTPField.Name("X-WebApp-Launch-Subject")!
+    /// The user's first name.
+    public static let firstName = HTTPField.Name("X-WebApp-Launch-First-Name")!
+    /// The user's last name.
+    public static let lastName = HTTPField.Name("X-WebApp-Launch-Last-Name")!
+    /// The user's KVNR.
+    public static let kvnr = HTTPField.Name("X-WebApp-Launch-KVNR")!
+    /// The app the launch was for.
+    public static let app = HTTPField.Name("X-WebApp-Launch-App")!
+    /// The user's access token; sent only when configured, because every upstream log or
+    /// error page that dumps headers would otherwise hold a bearer credential.
+    public static let accessToken = HTTPField.Name("X-WebApp-Launch-Access-Token")!
+
+    /// The identity fields for a session, values percent-encoded.
+    /// - Parameters:
+    ///   - session: The verified session.
+    ///   - includeAccessToken: Whether to add the access token (absent when the session did
+    ///     not keep it because it was too large for a cookie).
+    /// - Returns: The fields, in a fixed order.
+    public static func fields(for session: LaunchSession, includeAccessToken: Bool) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: subject, value: percentEncoded(session.kvnumber)))
+        fields.append(HTTPField(name: firstName, value: percentEncoded(session.firstName)))
+        fields.append(HTTPField(name: lastName, value: percentEncoded(session.lastName)))
+        fields.append(HTTPField(name: kvnr, value: percentEncoded(session.kvnumber)))
+        fields.append(HTTPField(name: app, value: percentEncoded(session.appID)))
+        if includeAccessToken, let token = session.accessToken {
+            fields.append(HTTPField(name: accessToken, value: percentEncoded(token)))
+        }
+        return fields
+    }
+
+    /// Whether a field name is one of ours (starts with ``prefix``, any case).
+    /// - Parameter name: A field name.
+    /// - Returns: `true` for `X-WebApp-Launch-…` in any spelling.
+    public static func isIdentityField(_ name: HTTPField.Name) -> Bool {
+        // HTTPField.Name keeps a canonical lower-case form for comparison.
+        name.canonicalName.hasPrefix(prefix)
+    }
+
+    /// The fields without any identity header: what is left of a client's request once
+    /// nothing it claims about itself can reach the upstream.
+    /// - Parameter fields: A client's header fields.
+    /// - Returns: The fields, every `X-WebApp-Launch-*` occurrence removed.
+    public static func removingSpoofableFields(from fields: HTTPFields) -> HTTPFields {
+        var kept = HTTPFields()
+        for field in fields where !isIdentityField(field.name) {
+            kept.append(field)
+        }
+        return kept
+    }
+
+    /// Percent-encodes UTF-8 bytes, keeping only RFC 3986 unreserved characters.
+    /// - Parameter value: Any string.
+    /// - Returns: Pure ASCII.
+    public static func percentEncoded(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppRegistry
+
+/// The gate: launch verification in front of a web app written in any language, in the two
+/// shapes oauth2-proxy has for sign-in.
+///
+/// - **Reverse proxy** (``GateConfiguration/Mode/reverseProxy(upstream:)``): launches are
+///   exchanged (verify, claim once, 303, sealed session cookie) by
+///   ``LaunchVerificationMiddleware``; requests with a valid session go to the upstream with
+///   ``IdentityHeaders`` (``GateProxy``); without one, 401 or the configured redirect.
+/// - **auth_request** (``GateConfiguration/Mode/authRequest``): nginx serves the app and asks
+///   `GET /auth` (``AuthRequestEndpoint``) for every request; nginx sends a request that got 401
+///   there to the gate itself, which exchanges a launch for the cookie (or answers 401).
+///   `Docs/nginx-auth-request.conf` is a complete configuration.
+///
+/// ```swift
+/// let gate = try WebAppGate(configuration: configuration, replayStore: store)
+/// try await gate.makeApplication().runService()
+/// ```
+public struct WebAppGate: Sendable {
+    /// The checked configuration.
+    public let configuration: GateConfiguration
+    /// Where launches are claimed.
+    public let replayStore: any ReplayStore
+    /// The client to the upstream (reverse proxy mode only).
+    public let client: HTTPClient?
+    /// The gate's logger: never tokens, names, KVNRs, cookies or header values.
+    public let logger: Logger
+    /// The launch exchange for the app; its keys are derived once, here.
+    private let launchMiddleware: LaunchVerificationMiddleware<WebAppRequestContext>
+
+    /// Checks the configuration and creates the upstream client.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - replayStore: The replay store (shared by every gate instance of the app).
+    ///   - logger: Where the gate logs.
+    /// - Throws: ``GateConfigurationError``.
+    public init(configuration: GateConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch.gate")) throws(GateConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.replayStore = replayStore
+        self.logger = logger
+        do {
+            // An app keyring of another app is refused here (`app_mismatch`), before any client exists.
+            let verifier = try LaunchVerifier(
+                keyring: configuration.keyring,
+                appID: configuration.appID,
+                audiences: [configuration.publicURL],
+                policy: configuration.policy
+            )
+            launchMiddleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
+                verifier: verifier,
+                replayStore: replayStore,
+                sessionLifetime: configuration.sessionLifetime,
+                clock: configuration.clock
+            )
+        } catch {
+            throw GateConfigurationError("\(error)")
+        }
+        if case .reverseProxy = configuration.mode {
+            client = GateProxy.makeClient(configuration: configuration)
+        } else {
+            client = nil
+        }
+    }
+
+    /// The router: response headers, optional redirect, launch verification, then the proxy
+    /// or the auth_request endpoint.
+    /// - Returns: The router.
+    public func makeRouter() -> Router<WebAppRequestContext> {
+        let router = Router(context: WebAppRequestContext.self)
+        router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme == "https"))
+        if let location = configuration.unauthenticatedRedirect {
+            let exempt: String? = configuration.mode == .authRequest ? AuthRequestEndpoint<WebAppRequestContext>.path : nil
+            router.add(middleware: UnauthenticatedRedirectMiddleware(location: location, exemptPath: exempt))
+        }
+        router.add(middleware: launchMiddleware)
+        switch configuration.mode {
+        case .reverseProxy(let upstream):
+            // Every path and method goes upstream: the proxy is the last middleware and never
+            // calls the router's own (empty) routes.
+            router.add(middleware: ProxyMiddleware(proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream)))
+        case .authRequest:
+            router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken))
+            router.add(middleware: ExchangeFallbackMiddleware())
+        }
+        return router
+    }
+
+    /// The Hummingbird application bound to the configured address, with the upstream client
+    /// shut down after the server stops.
+    /// - Parameters:
+    ///   - services: More services to run with it (a PostgreSQL replay store).
+    ///   - onServerRunning: Called with the bound channel once the gate listens.
+    /// - Returns: The application; `runService()` handles SIGTERM.
+    public func makeApplication(
+        services: [any Service] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        var all = services
+        if let client { all.append(HTTPClientShutdownService(client: client)) }
+        return Application(
+            router: makeRouter(),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.gateNanoseconds))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            services: all,
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+    }
+}
+
+/// The reverse proxy as the router's last step.
+struct ProxyMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
+    let proxy: GateProxy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // LaunchVerificationMiddleware only lets requests with a live session through.
+        let session = try context.requireLaunchSession()
+        return await proxy.forward(request, session: session, logger: context.logger)
+    }
+}
+
+/// auth_request mode, every path but `/auth`: nginx sends here what `/auth` refused. A launch
+/// was exchanged (or rejected) by the verification middleware before this; a request that
+/// has a session by now (it arrived between two checks) is sent back to where it was going.
+struct ExchangeFallbackMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        _ = try context.requireLaunchSession()
+        let target = request.head.path.flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+        return Response(status: .seeOther, headers: [.location: target])
+    }
+}
+
+/// Shuts the upstream client down once the service group stops, so no connection outlives
+/// the gate.
+struct HTTPClientShutdownService: Service {
+    let client: HTTPClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
+    }
+}

@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import WebAppLaunch
+import WebAppLaunchGate
+import WebAppLaunchMiddleware
+import WebAppLaunchPostgres
+import WebAppLaunchSQLite
+import WebAppLaunchServer
+import WebAppRegistry
+
+extension WebAppLaunchCommand {
+    /// Runs the gate in front of a web app written in any language.
+    struct Gate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Guard a web app in any language: exchange launches, then proxy with identity headers (or answer nginx auth_request).",
+            discussion: """
+            Reverse proxy: requests with a valid session go to --upstream with X-WebApp-Launch-Subject,
+            -First-Name, -Last-Name, -KVNR, -App (and -Access-Token with --pass-access-token), values
+            UTF-8 percent-encoded; incoming X-WebApp-Launch-* headers are always removed.
+            auth_request (--auth-request): GET /auth answers 202 with those headers or 401; every other
+            path exchanges a launch for the session cookie. See Docs/nginx-auth-request.conf.
+            Examples:
+              webapp-launch gate --app healthmagazin --public-url https://magazin.example/ \\
+                  --upstream http://127.0.0.1:9000 --keyring healthmagazin.app-keyring.json --replay "$DATABASE_URL"
+              webapp-launch gate --auth-request --port 4180 --app healthmagazin --public-url https://magazin.example/ \\
+                  --keyring healthmagazin.app-keyring.json
+            """
+        )
+
+        @Option(name: .long, help: "The app id launches must name.")
+        var app: String
+
+        @Option(name: .long, help: "The public URL users reach the app at (the launch audience).")
+        var publicURL: String
+
+        @Option(name: .long, help: "Reverse proxy to this origin, e.g. http://127.0.0.1:9000.")
+        var upstream: String?
+
+        @Flag(name: .long, help: "nginx auth_request mode instead of a reverse proxy.")
+        var authRequest = false
+
+        @OptionGroup var keyring: KeyringOption
+
+        @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… (or env:VARIABLE), or memory. Default: a SQLite file in the state directory.")
+        var replay: String?
+
+        @Option(name: .long, help: "Address to bind.")
+        var host: String = "127.0.0.1"
+
+        @Option(name: .long, help: "Port to bind.")
+        var port: Int = 4180
+
+        @Flag(name: .long, help: "Pass the access token upstream in X-WebApp-Launch-Access-Token.")
+        var passAccessToken = false
+
+        @Option(name: .long, help: "Send requests without a session here (303) instead of answering 401.")
+        var unauthenticatedRedirect: String?
+
+        @Option(name: .long, help: "Largest request body forwarded, in bytes (larger: 413).")
+        var maxRequestBody: Int = 10 * 1024 * 1024
+
+        @Option(name: .long, help: "Largest response body passed back, in bytes.")
+        var maxResponseBody: Int = 100 * 1024 * 1024
+
+        @Option(name: .long, help: "Seconds the upstream may take to connect (then 504).")
+        var connectTimeout: Int = 5
+
+        @Option(name: .long, help: "Seconds the upstream may take to answer or stay silent (then 504).")
+        var upstreamTimeout: Int = 30
+
+        @Option(name: .long, help: "Session lifetime in seconds.")
+        var sessionLifetime: UInt64 = 1800
+
+        @Option(name: .long, help: "Tolerated clock skew in seconds.")
+        var skew: UInt64 = 60
+
+        @Option(name: .long, help: "Maximum accepted launch lifetime in seconds.")
+        var maxTTL: UInt64 = 300
+
+        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
+        var logLevel: String = "info"
+
+        func validate() throws {
+            guard (upstream != nil) != authRequest else { throw ValidationError("give exactly one of --upstream and --auth-request") }
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+            guard skew <= 600 else { throw ValidationError("--skew must be at most 600") }
+            guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
+            guard maxRequestBody >= 0, maxResponseBody >= 0 else { throw ValidationError("body limits must not be negative") }
+            guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout) else {
+                throw ValidationError("timeouts must be 1 to 3600 seconds")
+            }
+            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
+        }
+
+        func run() async throws {
+            let level = Logger.Level(rawValue: logLevel)!
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let keyring = try keyring.load()
+            let publicURL: RegisteredURL
+            do {
+                publicURL = try RegisteredURL(self.publicURL)
+            } catch {
+                throw CommandFailure.configuration("--public-url: \(error)")
+            }
+            let mode: GateConfiguration.Mode
+            do {
+                mode = try upstream.map { .reverseProxy(upstream: try GateUpstream($0)) } ?? .authRequest
+            } catch let error as GateConfigurationError {
+                throw CommandFailure.configuration(error.reason)
+            }
+            var configuration = GateConfiguration(appID: app, publicURL: publicURL, keyring: keyring, mode: mode)
+            configuration.host = host
+            configuration.port = port
+            configuration.passAccessToken = passAccessToken
+            configuration.unauthenticatedRedirect = unauthenticatedRedirect
+            configuration.maximumRequestBodyBytes = maxRequestBody
+            configuration.maximumResponseBodyBytes = maxResponseBody
+            configuration.connectTimeout = .seconds(connectTimeout)
+            configuration.responseTimeout = .seconds(upstreamTimeout)
+            configuration.readTimeout = .seconds(upstreamTimeout)
+            configuration.sessionLifetime = sessionLifetime
+            configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
+            do {
+                try configuration.validate()
+            } catch {
+                throw CommandFailure.configuration(error.reason)
+            }
+            let storeConfiguration = try replayStore()
+            let logger = Logger(label: "webapp-launch.gate")
+            let (store, services) = try await openStore(storeConfiguration, logger: logger)
+            let gate: WebAppGate
+            do {
+                gate = try WebAppGate(configuration: configuration, replayStore: store, logger: logger)
+            } catch {
+                throw CommandFailure.configuration(error.reason)
+            }
+            var lines = ["webapp-launch gate for \(app) at \(publicURL) (replay store: \(storeConfiguration))"]
+            if case .memory = storeConfiguration {
+                lines.append("WARNING: the in-memory replay store forgets used launches on restart; use SQLite or PostgreSQL.")
+            }
+            if keyring.isDevelopment {
+                lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+            }
+            let modeLine = switch mode {
+            case .reverseProxy(let upstream): "proxying to \(upstream)"
+            case .authRequest: "auth_request endpoint at \(AuthRequestEndpoint<WebAppRequestContext>.path)"
+            }
+            let banner = lines.joined(separator: "\n")
+            let application = gate.makeApplication(services: services) { channel in
+                let port = channel.localAddress?.port.map(String.init) ?? "?"
+                FileHandle.standardOutput.write(Data("\(banner)\ngate listening on http://\(host):\(port), \(modeLine)\n".utf8))
+            }
+            try await application.runService()
+        }
+
+        private func replayStore() throws -> ReplayStoreConfiguration {
+            guard var text = replay else {
+                do {
+                    return try ReplayStoreConfiguration.defaultFile()
+                } catch let error as ServerConfigurationError {
+                    throw CommandFailure.configuration(error.reason)
+                }
+            }
+            if text.hasPrefix("env:") {
+                guard let value = ProcessInfo.processInfo.environment[String(text.dropFirst(4))] else {
+                    throw CommandFailure.configuration("the environment variable \(text.dropFirst(4)) is not set")
+                }
+                text = value
+            }
+            guard let store = ReplayStoreConfiguration(text) else {
+                throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
+            }
+            return store
+        }
+
+        private func openStore(_ configuration: ReplayStoreConfiguration, logger: Logger) async throws -> (any ReplayStore, [any Service]) {
+            do {
+                switch configuration {
+                case .memory(let capacity):
+                    return (InMemoryReplayStore(capacity: capacity), [])
+                case .sqlite(let path):
+                    let store = try await SQLiteReplayStore.open(path: path)
+                    return (store, [store])
+                case .postgres(let url):
+                    let store = try PostgresReplayStore(configuration: .init(url: url), logger: logger)
+                    return (store, [store])
+                }
+            } catch {
+                throw CommandFailure.configuration("replay store \(configuration): \((error as? ReplayStoreError)?.code.rawValue ?? "cannot be opened")")
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import WebAppLaunch
+import WebAppLaunchGate
+import WebAppLaunchMiddleware
+import WebAppLaunchTestSupport
+import WebAppRegistry
+
+/// Paths in the repository, found from this file.
+enum Repository {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let echoUpstreamScript = root.appendingPathComponent("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py").path
+    static let nginxConfiguration = root.appendingPathComponent("Docs/nginx-auth-request.conf").path
+}
+
+/// The keys, users and launches the gate tests use.
+enum GateFixtures {
+    static let appID = "healthmagazin"
+    /// A production-style keyring (not development), generated per run.
+    static let keyring: Keyring = {
+        let secret = try! KeySecret(bytes: (0..<32).map { UInt8($0) &+ 0x61 })
+        return try! Keyring(keys: [KeyringKey(kid: "gate-test", status: .active, secret: secret)], isDevelopment: false)
+    }()
+    /// A user whose names need the header encoding: umlauts, ß, an apostrophe, a hyphen, a space.
+    static let user = LaunchUser(accessToken: "tok-abc/123+xyz=", firstName: "Jürgen Zoë", lastName: "O'Brien-Groß", kvnumber: "A123456780")
+
+    /// A launch URL for `publicURL`, minted as the launcher would.
+    static func launchURL(for publicURL: RegisteredURL, user: LaunchUser = user) throws -> String {
+        let registry = try Registry(apps: [WebApp(id: appID, title: "Gesundheitsmagazin", url: publicURL)])
+        return try LaunchSigner(keyring: keyring, registry: registry).launchURL(forRegisteredURL: publicURL, user: user)
+    }
+}
+
+/// The Python standard-library echo upstream (`Fixtures/echo_upstream.py`), on a loopback port.
+final class EchoUpstream {
+    let process: BackgroundSubprocess
+    let port: Int
+    private let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        process = try BackgroundSubprocess(
+            "/usr/bin/python3", [Repository.echoUpstreamScript, "0"],
+            standardErrorPath: directory.path("upstream.log")
+        )
+        let line = try process.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }
+        guard let port = Int(line.dropFirst("listening ".count)) else {
+            throw SubprocessError(message: "echo upstream printed \(line)")
+        }
+        self.port = port
+    }
+
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    deinit { _ = try? process.stop(within: .seconds(5)) }
+}
+
+/// What came back from a request.
+struct Reply: Sendable {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: String
+
+    /// The echo upstream's JSON.
+    var echo: Echo {
+        get throws {
+            guard let data = body.data(using: .utf8),
+                  let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let headers = object["headers"] as? [[String]],
+                  let identity = object["identity"] as? [String: String]
+            else { throw SubprocessError(message: "not an echo (status \(status)): \(body.prefix(300))") }
+            return Echo(
+                headers: headers.map { ($0[0], $0[1]) },
+                identity: Dictionary(identity.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a }),
+                bodyLength: object["body_length"] as? Int ?? -1
+            )
+        }
+    }
+
+    /// The `name=value` of the session cookie this reply sets.
+    var sessionCookie: String? {
+        headers["set-cookie"].lazy.compactMap { value -> String? in
+            let pair = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+            return pair.hasPrefix("webapp_launch_session=") ? pair : nil
+        }.first
+    }
+}
+
+/// What the upstream received, as it reported it.
+struct Echo {
+    let headers: [(String, String)]
+    /// Identity headers, decoded by Python, by lower-cased name.
+    let identity: [String: String]
+    let bodyLength: Int
+
+    /// Every received value of a header, by case-insensitive name.
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
+    }
+
+    /// The received header names that start with the identity prefix, lower-cased.
+    var identityNames: [String] {
+        headers.map { $0.0.lowercased() }.filter { $0.hasPrefix("x-webapp-launch-") }
+    }
+}
+
+/// A client that shows the gate's answers as they are: no redirects followed, no cookies kept.
+final class TestClient: Sendable {
+    let client: HTTPClient
+
+    init() {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(20))
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    func send(
+        _ url: String,
+        method: HTTPMethod = .GET,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil,
+        streamed: Bool = false
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            if streamed {
+                let chunks = stride(from: 0, to: body.count, by: 256).map { ByteBuffer(bytes: body[$0..<min($0 + 256, body.count)]) }
+                request.body = .stream(chunks.async, length: .unknown)
+            } else {
+                request.body = .bytes(ByteBuffer(bytes: body))
+            }
+        }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// Exchanges a launch at `url` and returns the session cookie (`name=value`).
+    func exchange(_ url: String) async throws -> String {
+        let reply = try await send(url)
+        guard reply.status == 303, let cookie = reply.sessionCookie else {
+            throw SubprocessError(message: "launch not exchanged: \(reply.status) \(reply.body.prefix(200))")
+        }
+        return cookie
+    }
+
+    func shutdown() async throws { try await client.shutdown() }
+}
+
+extension Array where Element: Sendable {
+    /// The elements as an async sequence.
+    var async: AsyncStream<Element> {
+        AsyncStream { continuation in
+            for element in self { continuation.yield(element) }
+            continuation.finish()
+        }
+    }
+}
+
+/// Runs a gate in this process on a loopback port for the duration of `body`.
+/// - Parameters:
+///   - mode: Reverse proxy to an upstream, or auth_request.
+///   - publicPort: The port in the public URL (the gate's own, or nginx's in front of it).
+///   - gatePort: The port the gate binds.
+///   - adjust: Changes to the default test configuration.
+///   - body: Runs with the gate listening; gets the public URL.
+func withGate(
+    mode: GateConfiguration.Mode,
+    gatePort: Int? = nil,
+    publicPort: Int? = nil,
+    adjust: (inout GateConfiguration) -> Void = { _ in },
+    _ body: @Sendable (RegisteredURL, TestClient) async throws -> Void
+) async throws {
+    let port = try gatePort ?? freeLoopbackPort()
+    let publicURL = try RegisteredURL("http://127.0.0.1:\(publicPort ?? port)/")
+    var configuration = GateConfiguration(appID: GateFixtures.appID, publicURL: publicURL, keyring: GateFixtures.keyring, mode: mode)
+    configuration.port = port
+    configuration.responseTimeout = .seconds(5)
+    adjust(&configuration)
+    var logger = Logger(label: "gate-test")
+    logger.logLevel = .critical
+    let gate = try WebAppGate(configuration: configuration, replayStore: InMemoryReplayStore(), logger: logger)
+    let (started, continuation) = AsyncStream<Void>.makeStream()
+    let application = gate.makeApplication { _ in continuation.yield() }
+    let group = ServiceGroup(services: [application], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+    let client = TestClient()
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var iterator = started.makeAsyncIterator()
+        _ = await iterator.next()
+        do {
+            try await body(publicURL, client)
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+    }
+}

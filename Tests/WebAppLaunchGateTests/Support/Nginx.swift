@@ -1,0 +1,78 @@
+import Foundation
+import WebAppLaunchTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real nginx, started from `Docs/nginx-auth-request.conf` with its three loopback addresses
+/// and its log directory replaced, in the foreground (`daemon off`) under a temporary prefix.
+final class Nginx {
+    let process: BackgroundSubprocess
+    let port: Int
+    let directory: TemporaryDirectory
+
+    /// Where nginx is installed on Debian.
+    static let executable = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Starts nginx in front of `upstreamPort` with the gate at `gatePort`, listening on `port`.
+    /// - Throws: A clear error when nginx is not installed (scripts/test installs it): the
+    ///   test fails rather than skips.
+    init(port: Int, gatePort: Int, upstreamPort: Int) throws {
+        guard let executable = Self.executable else {
+            throw SubprocessError(message: "nginx is not installed (apt-get install nginx; scripts/test does this)")
+        }
+        self.port = port
+        directory = try TemporaryDirectory()
+        var configuration = try String(contentsOfFile: Repository.nginxConfiguration, encoding: .utf8)
+        for (from, to) in [
+            ("127.0.0.1:8080", "127.0.0.1:\(port)"),
+            ("127.0.0.1:4180", "127.0.0.1:\(gatePort)"),
+            ("127.0.0.1:9000", "127.0.0.1:\(upstreamPort)"),
+            ("/var/log/nginx/", directory.path("") + "/"),
+            ("worker_processes auto;", "worker_processes 1;"),
+        ] {
+            guard configuration.contains(from) else { throw SubprocessError(message: "the nginx configuration no longer contains \(from)") }
+            configuration = configuration.replacingOccurrences(of: from, with: to)
+        }
+        let configurationPath = directory.path("nginx.conf")
+        try configuration.write(toFile: configurationPath, atomically: true, encoding: .utf8)
+        let prefix = directory.path("") + "/"
+        let globals = [
+            "daemon off;", "master_process on;", "pid \(directory.path("nginx.pid"));", "error_log \(directory.path("error.log")) notice;",
+        ].joined(separator: " ")
+        let check = try runSubprocess(executable, ["-t", "-p", prefix, "-c", configurationPath, "-g", globals], timeout: .seconds(10))
+        guard check.status == 0 else { throw SubprocessError(message: "nginx -t failed: \(check.standardError)") }
+        process = try BackgroundSubprocess(
+            executable, ["-p", prefix, "-c", configurationPath, "-g", globals],
+            standardErrorPath: directory.path("stderr.log")
+        )
+        // Bounded wait until nginx accepts connections.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if Self.accepts(port: port) { return }
+            usleep(50_000)
+        }
+        throw SubprocessError(message: "nginx did not listen on \(port) within 10 s: \(process.standardError) \(errorLog)")
+    }
+
+    var errorLog: String { (try? String(contentsOfFile: directory.path("error.log"), encoding: .utf8)) ?? "" }
+    var accessLog: String { (try? String(contentsOfFile: directory.path("webapp-launch.access.log"), encoding: .utf8)) ?? "" }
+
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    private static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    deinit { _ = try? process.stop(with: SIGQUIT, within: .seconds(10)) }
+}
