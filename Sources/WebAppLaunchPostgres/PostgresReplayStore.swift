@@ -209,16 +209,11 @@ public final class PostgresReplayStore: ReplayStore, Service {
             throw ReplayStoreError(.invalidConfiguration, "the PostgreSQL URL must be postgres://user[:password]@host[:port]/database")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        // TLS may be skipped silently only on loopback; anywhere else it is required unless the
-        // URL says otherwise.
-        let sslmode = components.queryItems?.first { $0.name == "sslmode" }?.value
-            ?? (RegisteredURL.isLoopback(host.lowercased()) ? "prefer" : "require")
         let tls: PostgresClient.Configuration.TLS
-        switch sslmode {
+        switch try sslMode(named: components.queryItems?.first { $0.name == "sslmode" }?.value, host: host) {
         case "disable": tls = .disable
         case "prefer": tls = .prefer(.makeClientConfiguration())
-        case "require": tls = .require(.makeClientConfiguration())
-        default: throw ReplayStoreError(.invalidConfiguration, "sslmode must be disable, prefer or require")
+        default: tls = .require(.makeClientConfiguration())
         }
         return PostgresClient.Configuration(
             host: host,
@@ -228,5 +223,20 @@ public final class PostgresReplayStore: ReplayStore, Service {
             database: database.isEmpty ? nil : database,
             tls: tls
         )
+    }
+
+    /// The TLS mode for a connection: the URL's `sslmode` when given, else `prefer` on
+    /// loopback and `require` anywhere else, so TLS is never skipped silently across a network.
+    /// - Parameters:
+    ///   - name: The URL's `sslmode`, or `nil`.
+    ///   - host: The database host.
+    /// - Returns: `disable`, `prefer` or `require`.
+    /// - Throws: ``ReplayStoreError/Code/invalidConfiguration`` for any other name.
+    static func sslMode(named name: String?, host: String) throws -> String {
+        let mode = name ?? (RegisteredURL.isLoopback(host.lowercased()) ? "prefer" : "require")
+        guard ["disable", "prefer", "require"].contains(mode) else {
+            throw ReplayStoreError(.invalidConfiguration, "sslmode must be disable, prefer or require")
+        }
+        return mode
     }
 }

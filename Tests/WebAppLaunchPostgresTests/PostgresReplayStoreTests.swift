@@ -6,7 +6,7 @@ import Logging
 import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
-import WebAppLaunchPostgres
+@testable import WebAppLaunchPostgres
 import WebAppLaunchServer
 import WebAppLaunchTestSupport
 
@@ -141,6 +141,14 @@ struct PostgresReplayStoreTests {
             }
             #expect(recovered)
         }
+    }
+
+    @Test("without sslmode, TLS is required for any database host but loopback", arguments: [
+        (nil, "db.example", "require"), (nil, "10.0.0.5", "require"), (nil, "127.0.0.1", "prefer"), (nil, "localhost", "prefer"),
+        ("disable", "db.example", "disable"), ("prefer", "db.example", "prefer"), ("require", "127.0.0.1", "require"),
+    ] as [(String?, String, String)])
+    func tlsDefault(sslmode: String?, host: String, expected: String) throws {
+        #expect(try PostgresReplayStore.sslMode(named: sslmode, host: host) == expected)
     }
 
     @Test("a malformed database URL is refused with invalid_configuration, without echoing the password", arguments: [
