@@ -11,7 +11,7 @@ package enum ConstantTime {
     ///   - rhs: The second bytes.
     /// - Returns: `true` when lengths and contents are equal. Lengths are public, so a
     ///   length mismatch returns at once.
-    package static func equals(_ lhs: some ContiguousBytes, _ rhs: some ContiguousBytes) -> Bool {
+    package static func equals(_ lhs: some ConstantTimeComparable, _ rhs: some ConstantTimeComparable) -> Bool {
         lhs.withUnsafeBytes { lhs in
             rhs.withUnsafeBytes { rhs in
                 guard lhs.count == rhs.count else { return false }
@@ -31,11 +31,12 @@ extension ConstantTime {
     }
 }
 
-/// Raw byte access without Foundation, for ``ConstantTime/equals(_:_:)``.
-public protocol ContiguousBytes {
+/// Raw byte access for ``ConstantTime/equals(_:_:)``, without Foundation. Package-only and
+/// named apart from Foundation's `ContiguousBytes`, so it shadows nothing in a user's code.
+package protocol ConstantTimeComparable {
     /// Calls `body` with the bytes.
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
 
-extension Array: ContiguousBytes where Element == UInt8 {}
-extension ArraySlice: ContiguousBytes where Element == UInt8 {}
+extension Array: ConstantTimeComparable where Element == UInt8 {}
+extension ArraySlice: ConstantTimeComparable where Element == UInt8 {}
