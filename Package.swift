@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WebAppLaunchSQLite", targets: ["WebAppLaunchSQLite"]),
         .library(name: "WebAppLaunchPostgres", targets: ["WebAppLaunchPostgres"]),
         .library(name: "WebAppLaunchServer", targets: ["WebAppLaunchServer"]),
+        .library(name: "WebAppLaunchLauncher", targets: ["WebAppLaunchLauncher"]),
         .executable(name: "webapp-launch", targets: ["webapp-launch"]),
     ],
     dependencies: [
@@ -33,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -115,14 +118,32 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The launcher service: the app's backend confirms an access token with the identity
+        // provider (OpenID Connect userinfo or RFC 7662 introspection) and mints launches.
+        .target(
+            name: "WebAppLaunchLauncher",
+            dependencies: [
+                "WebAppLaunch",
+                "WebAppRegistry",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "webapp-launch",
             dependencies: [
+                "WebAppLaunchLauncher",
                 "WebAppLaunchServer",
                 "WebAppLaunchNative",
                 "WebAppLaunch",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -166,6 +187,23 @@ let package = Package(
                 "WebAppLaunch",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WebAppLaunchLauncherTests",
+            dependencies: [
+                "WebAppLaunchLauncher",
+                "WebAppLaunch",
+                "WebAppLaunchNative",
+                "WebAppRegistry",
+                "WebAppLaunchTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
