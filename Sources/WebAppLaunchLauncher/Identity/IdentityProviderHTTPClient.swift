@@ -1,0 +1,19 @@
+import AsyncHTTPClient
+import NIOCore
+
+/// The HTTP client the launcher uses to reach the identity provider.
+///
+/// It never follows redirects: a redirect would carry the user's bearer token to wherever the
+/// `Location` points, so a 3xx is treated as the provider being unavailable (fail closed).
+public enum IdentityProviderHTTPClient {
+    /// Makes a client with redirects disabled and a connect timeout. The caller owns it and
+    /// must `shutdown()` it when the launcher stops.
+    /// - Parameter connectTimeout: How long to wait for a connection.
+    /// - Returns: A new client on the shared event loop group.
+    public static func make(connectTimeout: Duration = .seconds(3)) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .nanoseconds(ProviderHTTP.nanoseconds(connectTimeout)))
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+}
