@@ -14,7 +14,7 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
           webapp-launch serve                      # then open the printed URL
           webapp-launch mint --app healthmagazin --access-token T --firstname Erika --lastname Mustermann --kvnumber T012345678
         """,
-        subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Bridge.self]
+        subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Bridge.self, Launcher.self]
     )
 
     /// Runs the command, mapping every usage or configuration error to exit code 2 with one
