@@ -102,6 +102,7 @@ let package = Package(
         .target(
             name: "WebAppLaunchServer",
             dependencies: [
+                "WebAppLaunchLauncher",
                 "WebAppLaunch",
                 "WebAppLaunchNative",
                 "WebAppRegistry",

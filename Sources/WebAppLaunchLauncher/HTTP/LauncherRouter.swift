@@ -21,12 +21,34 @@ public enum LauncherRouter {
     /// - Parameters:
     ///   - service: The launcher.
     ///   - catalogueMaxAge: `Cache-Control: max-age` of the catalogue, in seconds.
+    ///   - clock: The time launches are minted at (injectable for tests).
     /// - Returns: A router for any Hummingbird application.
-    public static func make(service: LauncherService, catalogueMaxAge: Int = defaultCatalogueMaxAge) -> Router<BasicRequestContext> {
+    public static func make(
+        service: LauncherService,
+        catalogueMaxAge: Int = defaultCatalogueMaxAge,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.get("healthz") { _, _ in
             jsonResponse(.ok, Data("ok".utf8), contentType: "text/plain; charset=utf-8")
         }
+        addRoutes(to: router, service: service, catalogueMaxAge: catalogueMaxAge, clock: clock)
+        return router
+    }
+
+    /// Adds `GET /v1/catalogue` and `POST /v1/launches` to another application's router (the
+    /// development server mounts the launcher beside its console this way).
+    /// - Parameters:
+    ///   - router: The router, of any request context.
+    ///   - service: The launcher.
+    ///   - catalogueMaxAge: `Cache-Control: max-age` of the catalogue, in seconds.
+    ///   - clock: The time launches are minted at (injectable for tests).
+    public static func addRoutes<Context: RequestContext>(
+        to router: Router<Context>,
+        service: LauncherService,
+        catalogueMaxAge: Int = defaultCatalogueMaxAge,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         router.get("v1/catalogue") { request, _ in
             let catalogue = service.catalogue
             var headers = HTTPFields()
@@ -41,7 +63,7 @@ public enum LauncherRouter {
         }
         router.post("v1/launches") { request, _ in
             do {
-                let launch = try await launch(request, service: service)
+                let launch = try await launch(request, service: service, now: clock())
                 let body = try JSONSerialization.data(
                     withJSONObject: ["url": launch.url, "expires_at": iso8601(launch.expiresAt)],
                     options: [.sortedKeys, .withoutEscapingSlashes]
@@ -53,10 +75,9 @@ public enum LauncherRouter {
                 return errorResponse(LauncherError(.mintFailed, "unexpected failure"))
             }
         }
-        return router
     }
 
-    private static func launch(_ request: Request, service: LauncherService) async throws -> MintedLaunch {
+    private static func launch(_ request: Request, service: LauncherService, now: Date) async throws -> MintedLaunch {
         let token = try BearerCredentials.token(in: request.headers)
         guard let contentType = request.headers[.contentType],
               contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
@@ -70,7 +91,7 @@ public enum LauncherRouter {
             throw LauncherError(.requestTooLarge, "the body is larger than \(LaunchRequestBody.maximumBytes) bytes")
         }
         let appID = try LaunchRequestBody.appID(from: Data(buffer.readableBytesView))
-        return try await service.launch(appID: appID, accessToken: token)
+        return try await service.launch(appID: appID, accessToken: token, now: now)
     }
 
     /// The response for an error: `{"error": code}`, never the reason.

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import WebAppLaunch
+import WebAppLaunchLauncher
 import WebAppLaunchMiddleware
 import WebAppLaunchPostgres
 import WebAppLaunchSQLite
@@ -91,7 +92,11 @@ public struct WebAppServer: Sendable {
         ))
         router.get("/healthz") { _, _ in "ok\n" }
         if configuration.servesDevelopmentConsole {
-            DevelopmentConsole(configuration: configuration).addRoutes(to: router)
+            // Development only: the launcher API beside the console, with the demo users'
+            // tokens vouched for in process; the console asks it as the app asks its backend.
+            let launcher = DevelopmentLauncher.service(configuration: configuration, logger: logger)
+            LauncherRouter.addRoutes(to: router, service: launcher, clock: configuration.clock)
+            DevelopmentConsole(configuration: configuration, launcher: launcher).addRoutes(to: router)
         }
         let sealer = SessionSealer(keyring: configuration.keyring)
         for served in configuration.apps {
