@@ -107,8 +107,8 @@ extension WebAppLaunchCommand {
                     "refusing development keys on the non-loopback address \(host): they are public; use a production keyring"
                 )
             }
-            let httpClient = IdentityProviderHTTPClient.make()
             let timeout = Duration.seconds(providerTimeout)
+            let httpClient = IdentityProviderHTTPClient.make(readTimeout: timeout)
             let provider: any IdentityProvider
             if let introspectionEndpoint, let clientID {
                 provider = IntrospectionProvider(

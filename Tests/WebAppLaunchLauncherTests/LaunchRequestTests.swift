@@ -25,6 +25,7 @@ struct LaunchRequestTests {
         BodyRow(name: "names from the app are refused", body: #"{"app":"healthmagazin","firstname":"Mallory"}"#),
         BodyRow(name: "a KVNR from the app is refused", body: #"{"app":"healthmagazin","kvnumber":"A123456780"}"#),
         BodyRow(name: "app given twice", body: #"{"app":"bonusprogramm","app":"healthmagazin"}"#),
+        BodyRow(name: "app given twice, once escaped", body: #"{"\u0061pp":"bonusprogramm","app":"healthmagazin"}"#),
         BodyRow(name: "app id outside the registry syntax", body: #"{"app":"../admin"}"#),
     ]
 

@@ -13,6 +13,11 @@ enum LaunchRequestBody {
     /// The app id in a body.
     /// - Throws: ``LauncherError/Code/invalidRequest`` for anything but exactly `{"app": "<app id>"}`.
     static func appID(from body: Data) throws(LauncherError) -> String {
+        // App ids never need escapes; refusing them keeps `"\u0061pp"` from smuggling a
+        // second `app` member past the duplicate check below.
+        guard !body.contains(UInt8(ascii: "\\")) else {
+            throw LauncherError(.invalidRequest, "the body must not contain escapes")
+        }
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             throw LauncherError(.invalidRequest, "the body is not a JSON object")
         }
