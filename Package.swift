@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "WebAppLaunchPostgres", targets: ["WebAppLaunchPostgres"]),
         .library(name: "WebAppLaunchServer", targets: ["WebAppLaunchServer"]),
         .library(name: "WebAppLaunchGate", targets: ["WebAppLaunchGate"]),
+        .library(name: "WebAppLaunchLauncher", targets: ["WebAppLaunchLauncher"]),
         .executable(name: "webapp-launch", targets: ["webapp-launch"]),
     ],
     dependencies: [
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -101,6 +103,7 @@ let package = Package(
         .target(
             name: "WebAppLaunchServer",
             dependencies: [
+                "WebAppLaunchLauncher",
                 "WebAppLaunch",
                 "WebAppLaunchNative",
                 "WebAppRegistry",
@@ -133,9 +136,26 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The launcher service: the app's backend confirms an access token with the identity
+        // provider (OpenID Connect userinfo or RFC 7662 introspection) and mints launches.
+        .target(
+            name: "WebAppLaunchLauncher",
+            dependencies: [
+                "WebAppLaunch",
+                "WebAppRegistry",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "webapp-launch",
             dependencies: [
+                "WebAppLaunchLauncher",
                 "WebAppLaunchServer",
                 "WebAppLaunchGate",
                 "WebAppLaunchMiddleware",
@@ -145,6 +165,7 @@ let package = Package(
                 "WebAppLaunch",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -204,6 +225,23 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WebAppLaunchLauncherTests",
+            dependencies: [
+                "WebAppLaunchLauncher",
+                "WebAppLaunch",
+                "WebAppLaunchNative",
+                "WebAppRegistry",
+                "WebAppLaunchTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -43,7 +43,8 @@ public struct Registry: Sendable {
         try self.init(json: data)
     }
 
-    /// Decodes a registry from JSON: `{"apps": [{"id", "title", "summary", "url", "deepLinks"}]}`.
+    /// Decodes a registry from JSON: `{"apps": [{"id", "title", "summary", "url", "deepLinks",
+    /// "iconURL", "category"}]}`; `summary`, `deepLinks`, `iconURL` and `category` are optional.
     /// - Parameter json: The JSON bytes.
     /// - Throws: ``RegistryError`` for malformed JSON or invalid entries.
     public init(json: Data) throws(RegistryError) {
@@ -55,12 +56,21 @@ public struct Registry: Sendable {
         }
         var apps: [WebApp] = []
         for entry in file.apps {
+            var iconURL: URL?
+            if let icon = entry.iconURL {
+                guard let parsed = URL(string: icon) else {
+                    throw RegistryError(.invalidIconURL, "the icon of `\(entry.id)` is not a URL")
+                }
+                iconURL = parsed
+            }
             apps.append(try WebApp(
                 id: entry.id,
                 title: entry.title,
                 summary: entry.summary ?? "",
                 url: try RegisteredURL(entry.url),
-                deepLinks: entry.deepLinks
+                deepLinks: entry.deepLinks,
+                iconURL: iconURL,
+                category: entry.category ?? WebApp.defaultCategory
             ))
         }
         try self.init(apps: apps)
@@ -84,6 +94,8 @@ private struct RegistryFile: Decodable {
         let summary: String?
         let url: String
         let deepLinks: DeepLinkAllowlist?
+        let iconURL: String?
+        let category: String?
     }
     let apps: [Entry]
 }

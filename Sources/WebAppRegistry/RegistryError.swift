@@ -21,6 +21,10 @@ public struct RegistryError: CodedError {
         public static let duplicateApp = Code(rawValue: "duplicate_app")
         /// A deep-link allowlist is malformed.
         public static let invalidAllowlist = Code(rawValue: "invalid_allowlist")
+        /// A card's icon URL is not https (or http on loopback).
+        public static let invalidIconURL = Code(rawValue: "invalid_icon_url")
+        /// A card's category is empty, too long or holds control characters.
+        public static let invalidCategory = Code(rawValue: "invalid_category")
         /// No app is registered under the id or URL asked for.
         public static let unknownApp = Code(rawValue: "unknown_app")
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One entry of the catalogue: a web app the native app may launch with the user's identity.
 public struct WebApp: Sendable, Hashable {
     /// The app id, carried in every launch token and checked by the verifier.
@@ -10,6 +12,16 @@ public struct WebApp: Sendable, Hashable {
     public let url: RegisteredURL
     /// The deep links this app may ask the native app to open; `nil` allows none.
     public let deepLinks: DeepLinkAllowlist?
+    /// The card's icon, if the catalogue has one: https only (http only on loopback, for
+    /// development), because the native app loads it without asking the user.
+    public let iconURL: URL?
+    /// The card's category, for grouping in the native app's catalogue.
+    public let category: String
+
+    /// The category of an app whose registry entry names none.
+    public static let defaultCategory = "general"
+    /// The longest category accepted, in bytes.
+    public static let maximumCategoryLength = 64
 
     /// The longest app id accepted, in bytes.
     public static let maximumIDLength = IdentifierSyntax.maximumLength
@@ -21,17 +33,52 @@ public struct WebApp: Sendable, Hashable {
     ///   - summary: The catalogue description.
     ///   - url: The registered URL.
     ///   - deepLinks: The deep-link allowlist, if the app may open any.
-    /// - Throws: ``RegistryError`` for a bad id or allowlist.
-    public init(id: String, title: String, summary: String = "", url: RegisteredURL, deepLinks: DeepLinkAllowlist? = nil) throws(RegistryError) {
+    ///   - iconURL: The card's icon: https, or http on a loopback host.
+    ///   - category: The card's category: 1 to 64 bytes without control characters.
+    /// - Throws: ``RegistryError`` for a bad id, allowlist, icon URL or category.
+    public init(
+        id: String,
+        title: String,
+        summary: String = "",
+        url: RegisteredURL,
+        deepLinks: DeepLinkAllowlist? = nil,
+        iconURL: URL? = nil,
+        category: String = WebApp.defaultCategory
+    ) throws(RegistryError) {
         guard Self.isValidID(id) else {
             throw RegistryError(.invalidAppID, "an app id must be 1 to \(Self.maximumIDLength) characters of [A-Za-z0-9._-]")
         }
         try deepLinks?.validate()
+        if let iconURL, !Self.isAcceptableIconURL(iconURL) {
+            throw RegistryError(.invalidIconURL, "the icon of `\(id)` must be an https URL (http only on loopback)")
+        }
+        guard !category.isEmpty, category.utf8.count <= Self.maximumCategoryLength,
+              !category.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw RegistryError(.invalidCategory, "the category of `\(id)` must be 1 to \(Self.maximumCategoryLength) bytes without control characters")
+        }
+        self.iconURL = iconURL
+        self.category = category
         self.id = id
         self.title = title
         self.summary = summary
         self.url = url
         self.deepLinks = deepLinks
+    }
+
+    /// Whether a URL may be shown as a card's icon: https with a host, or http on a loopback
+    /// host (development); no user info, which would put credentials in every catalogue.
+    /// - Parameter url: The candidate icon URL.
+    /// - Returns: `true` when the native app may load it.
+    public static func isAcceptableIconURL(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty,
+              url.user == nil, url.password == nil
+        else { return false }
+        switch scheme {
+        case "https": return true
+        case "http": return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host == "::1"
+        default: return false
+        }
     }
 
     /// Whether a string is acceptable as an app id.

@@ -164,7 +164,7 @@ extension WebAppLaunchCommand {
             guard var text = replay else {
                 do {
                     return try ReplayStoreConfiguration.defaultFile()
-                } catch let error as ServerConfigurationError {
+                } catch {
                     throw CommandFailure.configuration(error.reason)
                 }
             }

@@ -175,6 +175,7 @@ extension WebAppLaunchCommand {
             }
             if keyring.isDevelopment && keyring.appID == nil {  // an app keyring cannot mint
                 lines.append("Launcher console: open http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ , pick a user and a web app.")
+                lines.append("Launcher API (as the app calls it): POST http://\(host.contains(":") ? "[\(host)]" : host):\(port)/v1/launches with a demo user's access token (keys/demo-users.json).")
                 let signer = try LaunchSigner(keyring: keyring, registry: registry)
                 for app in served {
                     let url = try signer.launchURL(

@@ -17,7 +17,7 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
         Secret options (mint --access-token, serve --replay) also take env:NAME, file:PATH or -
         (standard input): a secret on the command line is visible to every local user (ps).
         """,
-        subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Gate.self, Bridge.self]
+        subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Gate.self, Launcher.self, Bridge.self]
     )
 
     /// Runs the command, mapping every usage or configuration error to exit code 2 with one

@@ -65,6 +65,18 @@ struct AppKeyringCommandTests {
         #expect(result.standardError.contains("not_launcher_keyring"), "\(result)")
     }
 
+    @Test("launcher with an app keyring exits 2 with not_launcher_keyring before it opens a connection")
+    func launcherRefusesAppKeyring() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyrings = try Self.keyrings(in: directory)
+        let result = try CLI.run(["launcher", "--port", "0", "--keyring", keyrings.app, "--registry", Repository.sampleRegistry, "--issuer", "http://127.0.0.1:9"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines.count == 1, "\(result)")
+        #expect(result.standardError.contains("not_launcher_keyring"), "\(result)")
+    }
+
     @Test("verify with an app keyring accepts its own app's launches, rejects another app's with exit 1 bad_signature, and refuses --app of another app with exit 2")
     func verifyWithAppKeyring() throws {
         let directory = try TemporaryDirectory()

@@ -5,15 +5,18 @@ import Logging
 import Mustache
 import NIOCore
 import WebAppLaunch
+import WebAppLaunchLauncher
 import WebAppLaunchMiddleware
 import WebAppLaunchNative
 import WebAppRegistry
 
 /// The launcher console: the native app's side of the handshake, simulated in a browser.
 ///
-/// `GET /` lists the registered apps as cards with a choice of demo users; "Open" mints the
-/// launch on the server with ``LaunchSigner`` (the key never reaches the browser) and
-/// redirects to the launch URL, as the app's WebApp plugin does. A plugin deep link
+/// `GET /` lists the registered apps as cards with a choice of demo users; "Open" asks the
+/// launcher (a `LauncherService`, when the server gives the console one) for a launch with
+/// the demo user's access token, exactly as the app does, and redirects to the launch URL, as
+/// the app's WebApp plugin does. Without a launcher it mints with ``LaunchSigner`` itself.
+/// Either way the key never reaches the browser. A plugin deep link
 /// (`navidapro://plugin/webapp?registeredURL=…`) can be pasted and is resolved with
 /// ``PluginLink``. `GET /console/navigation` tells the page's bridge fallback what
 /// ``NavigationPolicy`` would decide for a link.
@@ -31,6 +34,8 @@ public struct DevelopmentConsole: Sendable {
     let registry: Registry
     let users: [DemoUser]
     let clock: @Sendable () -> Date
+    /// The launcher the console asks, as the app would; `nil` mints directly.
+    let launcher: LauncherService?
     /// The CSRF token of this console's forms: 16 random bytes, hex; `nil` if the random
     /// source failed, and then every POST is refused.
     let csrfToken: String?
@@ -48,10 +53,14 @@ public struct DevelopmentConsole: Sendable {
     }
 
     /// Creates the console of a server.
-    /// - Parameter configuration: The server's configuration: its development launcher
-    ///   keyring, the apps as served (rebased to the server's port), the demo users and the clock.
+    /// - Parameters:
+    ///   - configuration: The server's configuration: its development launcher keyring, the
+    ///     apps as served (rebased to the server's port), the demo users and the clock.
+    ///   - launcher: The launcher to ask for launches with the demo users' access tokens, as
+    ///     the app asks its backend; `nil` mints with the signer directly.
     /// - Throws: `KeyringError` (`not_launcher_keyring`) for an app keyring, which cannot mint.
-    public init(configuration: WebAppServerConfiguration) throws(KeyringError) {
+    public init(configuration: WebAppServerConfiguration, launcher: LauncherService? = nil) throws(KeyringError) {
+        self.launcher = launcher
         self.signer = try LaunchSigner(keyring: configuration.keyring, registry: configuration.registry)
         self.registry = configuration.registry
         self.users = configuration.demoUsers
@@ -123,7 +132,14 @@ public struct DevelopmentConsole: Sendable {
             return try page(refusal: ("invalid_form", "Pick a demo user and a registered web app."), status: .badRequest)
                 .response(from: request, context: context)
         }
-        let url = try signer.launchURL(for: appID, user: user.launchUser, now: clock())
+        let url: String
+        do {
+            url = try await launchURL(for: appID, user: user)
+        } catch {
+            context.logger.notice("console.launch_refused", metadata: ["code": "\(error.code)"])
+            return try page(refusal: (error.code.rawValue, "The launcher refused: \(error.code)."), status: .badGateway, selectedUser: user.id)
+                .response(from: request, context: context)
+        }
         context.logger.info("console.launch", metadata: ["app": "\(appID)"])
         return .redirect(to: url, type: .normal)
     }
@@ -140,13 +156,30 @@ public struct DevelopmentConsole: Sendable {
         let link = form.link ?? ""
         do {
             let plugin = try PluginLink(link, in: registry)
-            let url = try signer.launchURL(for: plugin.app.id, user: user.launchUser, now: clock())
+            let url = try await launchURL(for: plugin.app.id, user: user)
             context.logger.info("console.plugin_link", metadata: ["app": "\(plugin.app.id)"])
             return .redirect(to: url, type: .normal)
         } catch let error as PluginLinkError {
             context.logger.notice("console.plugin_link_refused", metadata: ["code": "\(error.code)"])
             return try page(refusal: (error.code.rawValue, error.reason), status: .unprocessableContent, selectedUser: user.id, link: link)
                 .response(from: request, context: context)
+        } catch let error as LauncherError {
+            context.logger.notice("console.launch_refused", metadata: ["code": "\(error.code)"])
+            return try page(refusal: (error.code.rawValue, "The launcher refused: \(error.code)."), status: .badGateway, selectedUser: user.id, link: link)
+                .response(from: request, context: context)
+        }
+    }
+
+    /// A launch for a demo user: from the launcher with the user's access token (names and
+    /// KVNR then come from the identity provider), or from the signer without a launcher.
+    private func launchURL(for appID: String, user: DemoUser) async throws(LauncherError) -> String {
+        if let launcher {
+            return try await launcher.launch(appID: appID, accessToken: user.accessToken, now: clock()).url
+        }
+        do {
+            return try signer.launchURL(for: appID, user: user.launchUser, now: clock())
+        } catch {
+            throw LauncherError(.mintFailed, "the signer failed (\(error.code))")
         }
     }
 
@@ -185,7 +218,7 @@ public struct DevelopmentConsole: Sendable {
     </head>
     <body>
     <h1>Launcher console</h1>
-    <p class="muted">Development only: plays the native app. It mints launches on the server with the development keys and opens them, as the app's WebApp plugin does.</p>
+    <p class="muted">Development only: plays the native app. It asks the launcher for a launch with the demo user's access token, which the development identity provider vouches for, and opens it, as the app's WebApp plugin does.</p>
     {{#refusal}}<section class="card" id="refusal"><h2>Refused</h2><p><code id="refusal-code">{{code}}</code> {{reason}}</p></section>{{/refusal}}
     <form method="post" action="/console/launch" id="launch-form">
     <input type="hidden" name="csrf" value="{{csrf}}">

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import WebAppLaunch
+import WebAppLaunchLauncher
 import WebAppLaunchMiddleware
 import WebAppLaunchPostgres
 import WebAppLaunchSQLite
@@ -34,6 +35,8 @@ public struct WebAppServer: Sendable {
     private let endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)]
     /// The launcher console, when permitted (``WebAppServerConfiguration/servesDevelopmentConsole``).
     private let console: DevelopmentConsole?
+    /// The development launcher API (`/v1/…`) the console asks, served beside it.
+    private let launcher: LauncherService?
 
     /// Checks the configuration and opens the replay store.
     /// - Parameters:
@@ -109,7 +112,14 @@ public struct WebAppServer: Sendable {
             endpoints.append((served, middleware))
         }
         self.endpoints = endpoints
-        self.console = configuration.servesDevelopmentConsole ? try DevelopmentConsole(configuration: configuration) : nil
+        if configuration.servesDevelopmentConsole {
+            let launcher = try DevelopmentLauncher.service(configuration: configuration, logger: logger)
+            self.launcher = launcher
+            self.console = try DevelopmentConsole(configuration: configuration, launcher: launcher)
+        } else {
+            self.launcher = nil
+            self.console = nil
+        }
     }
 
     /// Builds the public router with every route and middleware.
@@ -121,6 +131,11 @@ public struct WebAppServer: Sendable {
             strictTransportSecurity: configuration.servesHTTPS
         ))
         router.get("/healthz") { _, _ in "ok\n" }
+        if let launcher {
+            // Development only: the launcher API beside the console, with the demo users'
+            // tokens vouched for in process; the console asks it as the app asks its backend.
+            LauncherRouter.addRoutes(to: router, service: launcher, clock: configuration.clock)
+        }
         console?.addRoutes(to: router)
         for (served, middleware) in endpoints {
             let renderer = renderer

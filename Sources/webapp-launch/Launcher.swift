@@ -1,0 +1,179 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import WebAppLaunch
+import WebAppLaunchLauncher
+import WebAppRegistry
+
+extension WebAppLaunchCommand {
+    /// Runs the launcher service: the app's backend that mints launches for verified users.
+    struct Launcher: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "launcher",
+            abstract: "Run the launcher service: confirm the app's access token with the identity provider, then mint a launch.",
+            discussion: """
+            GET /v1/catalogue: the registered apps as cards (ETag, Cache-Control).
+            POST /v1/launches with Authorization: Bearer <access token> and {"app": "ID"}: 201 {"url", "expires_at"};
+            401 invalid token, 403 missing scope or claim, 404 unknown app, 422 bad body, 429 rate limit,
+            503 identity provider unavailable (nothing is minted).
+            Names and KVNR come only from the identity provider (userinfo, or RFC 7662 introspection).
+            The introspection client secret is read from --client-secret-file or $WEBAPP_LAUNCH_CLIENT_SECRET, never argv.
+            Examples:
+              webapp-launch launcher --issuer http://127.0.0.1:9400
+              webapp-launch launcher --host 0.0.0.0 --keyring /etc/webapp-launch/launcher.keyring.json \\
+                  --registry /etc/webapp-launch/registry.json --issuer https://login.example-insurer.de/realms/members \\
+                  --kvnr-claim kvnr --rate-limit 20
+            """
+        )
+
+        @Option(name: .long, help: "Address to bind.")
+        var host: String = "127.0.0.1"
+
+        @Option(name: .long, help: "Port to bind (0: any free port, printed).")
+        var port: Int = 8090
+
+        @OptionGroup var keyring: KeyringOption
+        @OptionGroup var registry: RegistryOption
+
+        @Option(name: .long, help: "OpenID issuer URL (https, or http on loopback); its discovery document names the userinfo endpoint.")
+        var issuer: String
+
+        @Option(name: .long, help: "Use RFC 7662 introspection at this endpoint instead of userinfo (needs --client-id and a secret).")
+        var introspectionEndpoint: String?
+
+        @Option(name: .long, help: "The launcher's client id for introspection.")
+        var clientID: String?
+
+        @Option(name: .long, help: "File holding the introspection client secret (mode 0600).")
+        var clientSecretFile: String?
+
+        @Option(name: .long, help: "Claim holding the first name.")
+        var givenNameClaim: String = "given_name"
+
+        @Option(name: .long, help: "Claim holding the last name.")
+        var familyNameClaim: String = "family_name"
+
+        @Option(name: .long, help: "Claim holding the KVNR.")
+        var kvnrClaim: String = "kvnr"
+
+        @Option(name: .long, help: "A scope every token must carry (repeatable; needs introspection).")
+        var requiredScope: [String] = []
+
+        @Option(name: .long, help: "Seconds a provider answer is reused (0 to 300; never past the token's expiry).")
+        var userinfoCacheSeconds: Int = 30
+
+        @Option(name: .long, help: "Launches per subject per minute (burst of the same size).")
+        var rateLimit: Int = 10
+
+        @Option(name: .long, help: "Seconds to wait for the identity provider before answering 503.")
+        var providerTimeout: Int = 5
+
+        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
+        var logLevel: String = "info"
+
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+            guard let issuerURL = URL(string: issuer), IssuerURL.isAcceptable(issuerURL) else {
+                throw ValidationError("--issuer must be an https URL (http only on loopback)")
+            }
+            if let introspectionEndpoint {
+                guard let url = URL(string: introspectionEndpoint), IssuerURL.isAcceptable(url) else {
+                    throw ValidationError("--introspection-endpoint must be an https URL (http only on loopback)")
+                }
+                guard clientID != nil else { throw ValidationError("--introspection-endpoint requires --client-id") }
+            }
+            if !requiredScope.isEmpty && introspectionEndpoint == nil {
+                throw ValidationError("--required-scope needs --introspection-endpoint: userinfo does not report scopes")
+            }
+            guard (0...300).contains(userinfoCacheSeconds) else { throw ValidationError("--userinfo-cache-seconds must be 0 to 300") }
+            guard (1...600).contains(rateLimit) else { throw ValidationError("--rate-limit must be 1 to 600") }
+            guard (1...30).contains(providerTimeout) else { throw ValidationError("--provider-timeout must be 1 to 30") }
+            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
+        }
+
+        func run() async throws {
+            let level = Logger.Level(rawValue: logLevel)!
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let keyring = try keyring.load()
+            let registry = try registry.load()
+            if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {
+                throw CommandFailure.configuration(
+                    "refusing development keys on the non-loopback address \(host): they are public; use a production keyring"
+                )
+            }
+            // Everything that can refuse the configuration runs before the HTTP client exists:
+            // a client must be shut down before it is released.
+            let signer = try LaunchSigner(keyring: keyring, registry: registry)  // not_launcher_keyring: exit 2
+            let introspection = try introspectionEndpoint.flatMap { endpoint in
+                try clientID.map { (endpoint: URL(string: endpoint)!, clientID: $0, secret: try clientSecret()) }
+            }
+            let timeout = Duration.seconds(providerTimeout)
+            let httpClient = IdentityProviderHTTPClient.make(readTimeout: timeout)
+            let provider: any IdentityProvider
+            if let introspection {
+                provider = IntrospectionProvider(
+                    endpoint: introspection.endpoint,
+                    clientID: introspection.clientID,
+                    clientSecret: introspection.secret,
+                    httpClient: httpClient,
+                    timeout: timeout
+                )
+            } else {
+                provider = OpenIDUserInfoProvider(issuer: URL(string: issuer)!, httpClient: httpClient, timeout: timeout)
+            }
+            let service = LauncherService(
+                signer: signer,
+                identityProvider: provider,
+                claims: ClaimMapping(firstName: givenNameClaim, lastName: familyNameClaim, kvnumber: kvnrClaim, requiredScopes: Set(requiredScope)),
+                cache: userinfoCacheSeconds > 0 ? UserInfoCache(maximumAge: .seconds(userinfoCacheSeconds)) : nil,
+                rateLimiter: SubjectRateLimiter(capacity: rateLimit, refillInterval: .milliseconds(60_000 / rateLimit)),
+                logger: Logger(label: "webapp-launch.launcher")
+            )
+            let host = self.host
+            let isDevelopment = keyring.isDevelopment
+            let application = Application(
+                router: LauncherRouter.make(service: service),
+                configuration: .init(address: .hostname(host, port: port), serverName: nil),
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port.map(String.init) ?? "?"
+                    var lines = ["webapp-launch launcher on http://\(host):\(port) (catalogue: /v1/catalogue, launches: POST /v1/launches)"]
+                    if isDevelopment {
+                        lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+                    }
+                    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                },
+                logger: Logger(label: "webapp-launch.launcher.http")
+            )
+            do {
+                try await application.runService()
+            } catch {
+                try? await httpClient.shutdown()
+                throw CommandFailure.configuration("the launcher stopped: \(error)")
+            }
+            try? await httpClient.shutdown()
+        }
+
+        private func clientSecret() throws -> String {
+            if let clientSecretFile {
+                guard let text = try? String(contentsOfFile: clientSecretFile, encoding: .utf8) else {
+                    throw CommandFailure.configuration("cannot read --client-secret-file")
+                }
+                let attributes = try? FileManager.default.attributesOfItem(atPath: clientSecretFile)
+                if let mode = attributes?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                    throw CommandFailure.configuration("--client-secret-file is readable by group or others; chmod 600 it")
+                }
+                return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            guard let secret = ProcessInfo.processInfo.environment["WEBAPP_LAUNCH_CLIENT_SECRET"], !secret.isEmpty else {
+                throw CommandFailure.configuration("introspection needs a client secret: --client-secret-file or $WEBAPP_LAUNCH_CLIENT_SECRET")
+            }
+            return secret
+        }
+    }
+}

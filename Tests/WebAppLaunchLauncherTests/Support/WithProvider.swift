@@ -1,0 +1,52 @@
+import AsyncHTTPClient
+import Foundation
+import WebAppLaunchLauncher
+
+/// Runs `body` with a fresh `oidc-provider-mock` and a launcher HTTP client pointed at it;
+/// stops both afterwards, whatever happens. At most two providers run at once: each is a
+/// Python process whose start-up takes a core for a second or two, and this machine has two.
+func withOIDCProvider<T>(
+    timeout: Duration = .seconds(5),
+    _ body: (OIDCProviderMock, OpenIDUserInfoProvider) async throws -> T
+) async throws -> T {
+    await ProviderSlots.shared.acquire()
+    defer { Task { await ProviderSlots.shared.release() } }
+    let mock = try await OIDCProviderMock.start()
+    let client = IdentityProviderHTTPClient.make(connectTimeout: .seconds(2))
+    let provider = OpenIDUserInfoProvider(issuer: mock.issuer, httpClient: client, timeout: timeout)
+    do {
+        let result = try await body(mock, provider)
+        try await client.shutdown()
+        try await mock.stop()
+        return result
+    } catch {
+        try? await client.shutdown()
+        try? await mock.stop()
+        throw error
+    }
+}
+
+/// A counting semaphore for running providers.
+actor ProviderSlots {
+    static let shared = ProviderSlots(count: 2)
+    private var available: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { available = count }
+
+    func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            available += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
