@@ -185,6 +185,7 @@ let package = Package(
         // Subprocesses, temporary directories and loopback helpers shared by the test targets.
         .target(
             name: "WebAppLaunchTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/WebAppLaunchTestSupport",
             swiftSettings: strictSettings
         ),

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import WebAppLaunchLauncher
+import WebAppLaunchTestSupport
 
 /// No token, name or KVNR in the launcher's logs, whatever the outcome.
 @Suite("Launcher log privacy")

@@ -5,6 +5,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// The production shape for a partner (issue 13): a server holding one app's app keyring

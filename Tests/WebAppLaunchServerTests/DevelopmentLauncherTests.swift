@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 import WebAppLaunch
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 /// The development server's launcher: the console asks it with a demo user's access token,
 /// as the app asks its backend, and its `/v1` API answers for demo tokens only.

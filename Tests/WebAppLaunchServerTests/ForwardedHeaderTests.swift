@@ -5,6 +5,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 @Suite("The audience comes from configuration, never from Host or X-Forwarded-* headers")

@@ -5,6 +5,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 @Suite("Logs name the app and the precise code, never a token, a name, a KVNR or a cookie")
 struct LogPrivacyTests {

@@ -6,6 +6,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 /// Review finding 5: another site must not be able to swap a user's live session for the
 /// attacker's own account by posting the attacker's unused launch.

@@ -5,6 +5,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// One rejected request, end to end: what is sent, when, and the precise code the log must name.

@@ -6,6 +6,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 /// Review finding 2: a used launch must stay used for as long as any conforming verifier
 /// could still accept it, and a claim that waited on its store must not grant an expired launch.

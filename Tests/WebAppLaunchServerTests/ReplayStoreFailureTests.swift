@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
-import Logging
 import HummingbirdTesting
+import Logging
 import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 @Suite("A replay store that cannot answer makes the server fail closed with 503")
 struct ReplayStoreFailureTests {

@@ -6,6 +6,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 @Suite("A launch opens a session exactly once")
 struct ReplayTests {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+import WebAppLaunchTestSupport
 @_spi(Testing) import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer

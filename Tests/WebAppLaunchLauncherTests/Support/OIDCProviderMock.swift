@@ -12,8 +12,8 @@ import Glibc
 /// loopback as a subprocess.
 ///
 /// `scripts/test` installs it into `.build/oidc-venv` and sets `WEBAPP_LAUNCH_OIDC_MOCK` to its
-/// executable. Without that variable the tests that need it fail with a message saying how to
-/// install it; they never skip silently.
+/// executable (without the variable, that installation is used). Without either, the tests
+/// that need it fail with a message saying how to install it; they never skip silently.
 final class OIDCProviderMock: @unchecked Sendable {
     // @unchecked: `process` is touched only by `stop()`, which runs on the owning test's task
     // (never concurrently); every other member is immutable or itself Sendable.
@@ -37,13 +37,20 @@ final class OIDCProviderMock: @unchecked Sendable {
         self.directory = directory
     }
 
+    /// Where `scripts/test` installs it: `.build/oidc-venv` of this checkout, used when the
+    /// variable is not set, so `swift test` works by hand after one `scripts/test`.
+    static let installedExecutable = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/oidc-venv/bin/oidc-provider-mock").path
+
     /// The executable, or a failure that says how to get it.
     static func executable() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment[executableVariable], !path.isEmpty else {
+        let named = ProcessInfo.processInfo.environment[executableVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard let path = named ?? (FileManager.default.isExecutableFile(atPath: installedExecutable) ? installedExecutable : nil) else {
             throw SubprocessError(message: """
-                \(executableVariable) is not set: these tests need the real OpenID provider oidc-provider-mock 0.3.4. \
-                Run scripts/test, or: python3 -m venv .build/oidc-venv && .build/oidc-venv/bin/pip install oidc-provider-mock==0.3.4 \
-                && export \(executableVariable)=$PWD/.build/oidc-venv/bin/oidc-provider-mock
+                \(executableVariable) is not set and \(installedExecutable) does not exist: these tests need the real \
+                OpenID provider oidc-provider-mock 0.3.4. Run scripts/test, or: python3 -m venv .build/oidc-venv && \
+                .build/oidc-venv/bin/pip install oidc-provider-mock==0.3.4
                 """)
         }
         guard FileManager.default.isExecutableFile(atPath: path) else {

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 /// A ``WebAppServer`` built the way production builds it, with a hand-moved clock and a
 /// capturing logger, driven through HummingbirdTesting.
