@@ -80,8 +80,7 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Maximum accepted launch lifetime in seconds.")
         var maxTTL: UInt64 = 300
 
-        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
-        var logLevel: String = "info"
+        @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
             guard (upstream != nil) != authRequest else { throw ValidationError("give exactly one of --upstream and --auth-request") }
@@ -92,16 +91,10 @@ extension WebAppLaunchCommand {
             guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout) else {
                 throw ValidationError("timeouts must be 1 to 3600 seconds")
             }
-            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         }
 
         func run() async throws {
-            let level = Logger.Level(rawValue: logLevel)!
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            }
+            logging.bootstrap()
             let keyring = try keyring.load()
             let publicURL: RegisteredURL
             do {

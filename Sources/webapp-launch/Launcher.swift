@@ -70,8 +70,7 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Seconds to wait for the identity provider before answering 503.")
         var providerTimeout: Int = 5
 
-        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
-        var logLevel: String = "info"
+        @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -90,16 +89,10 @@ extension WebAppLaunchCommand {
             guard (0...300).contains(userinfoCacheSeconds) else { throw ValidationError("--userinfo-cache-seconds must be 0 to 300") }
             guard (1...600).contains(rateLimit) else { throw ValidationError("--rate-limit must be 1 to 600") }
             guard (1...30).contains(providerTimeout) else { throw ValidationError("--provider-timeout must be 1 to 30") }
-            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         }
 
         func run() async throws {
-            let level = Logger.Level(rawValue: logLevel)!
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            }
+            logging.bootstrap()
             let keyring = try keyring.load()
             let registry = try registry.load()
             if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {

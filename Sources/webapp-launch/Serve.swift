@@ -57,14 +57,12 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Maximum accepted launch lifetime in seconds.")
         var maxTTL: UInt64 = 300
 
-        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
-        var logLevel: String = "info"
+        @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
             guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             guard skew <= 600 else { throw ValidationError("--skew must be at most 600") }
             guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
-            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
             if publicURL != nil && app == nil { throw ValidationError("--public-url requires --app") }
             if metricsAddress != "none" && MetricsListener(metricsAddress) == nil {
                 throw ValidationError("--metrics-address must be HOST:PORT or none")
@@ -72,12 +70,7 @@ extension WebAppLaunchCommand {
         }
 
         func run() async throws {
-            let level = Logger.Level(rawValue: logLevel)!
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            }
+            logging.bootstrap()
             let (replayStore, replaySource) = try replayStore()  // first: an unreadable env:/file: fails early
             let keyring = try keyring.load()
             var registry = try registry.load()

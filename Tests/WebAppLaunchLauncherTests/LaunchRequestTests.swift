@@ -34,7 +34,7 @@ struct LaunchRequestTests {
         let provider = StubIdentityProvider.vouching()
         let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
         try await app.test(.router) { client in
-            try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: "t0ken"), body: LauncherFixtures.body(row.body)) { response in
+            try await client.postLaunch(token: "t0ken", body: row.body) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect(LauncherFixtures.json(response.body)["error"] as? String == "invalid_request")
             }
@@ -47,7 +47,7 @@ struct LaunchRequestTests {
         let provider = StubIdentityProvider.vouching()
         let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
         try await app.test(.router) { client in
-            try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: "t0ken"), body: LauncherFixtures.body(#"{"app":"nosuchapp"}"#)) { response in
+            try await client.postLaunch(token: "t0ken", body: #"{"app":"nosuchapp"}"#) { response in
                 #expect(response.status == .notFound)
                 #expect(LauncherFixtures.json(response.body)["error"] as? String == "unknown_app")
             }
@@ -59,7 +59,7 @@ struct LaunchRequestTests {
     func missingTokenIs401() async throws {
         let app = LauncherFixtures.application(LauncherFixtures.service(provider: StubIdentityProvider.vouching()))
         try await app.test(.router) { client in
-            try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: nil), body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)) { response in
+            try await client.postLaunch(token: nil, body: #"{"app":"healthmagazin"}"#) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="webapp-launch""#)
             }
@@ -71,7 +71,7 @@ struct LaunchRequestTests {
         let provider = StubIdentityProvider.vouching()
         let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
         try await app.test(.router) { client in
-            try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: token), body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)) { response in
+            try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate] == #"Bearer error="invalid_token""#)
             }
@@ -84,7 +84,7 @@ struct LaunchRequestTests {
         let app = LauncherFixtures.application(LauncherFixtures.service(provider: StubIdentityProvider.vouching()))
         try await app.test(.router) { client in
             let big = #"{"app":"healthmagazin","pad":""# + String(repeating: "x", count: 2048) + #""}"#
-            try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: "t0ken"), body: LauncherFixtures.body(big)) { response in
+            try await client.postLaunch(token: "t0ken", body: big) { response in
                 #expect(response.status == .contentTooLarge)
             }
             var headers = LauncherFixtures.launchHeaders(token: "t0ken")
@@ -100,7 +100,7 @@ struct LaunchRequestTests {
         let provider = StubIdentityProvider.vouching(scopes: ["openid", "profile"])
         let service = LauncherFixtures.service(provider: provider, claims: ClaimMapping(requiredScopes: ["webapps:launch"]))
         try await LauncherFixtures.application(service).test(.router) { client in
-            try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: "t0ken"), body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)) { response in
+            try await client.postLaunch(token: "t0ken", body: #"{"app":"healthmagazin"}"#) { response in
                 #expect(response.status == .forbidden)
                 #expect(response.headers[.wwwAuthenticate] == #"Bearer error="insufficient_scope""#)
                 #expect(LauncherFixtures.json(response.body)["error"] as? String == "insufficient_scope")

@@ -27,7 +27,7 @@ struct LauncherLogPrivacyTests {
         for service in services {
             for _ in 0..<2 {
                 try await LauncherFixtures.application(service).test(.router) { client in
-                    try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: token), body: ByteBuffer(string: #"{"app":"healthmagazin"}"#)) { _ in }
+                    try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { _ in }
                 }
             }
         }

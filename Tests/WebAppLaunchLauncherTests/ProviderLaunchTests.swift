@@ -19,11 +19,7 @@ struct ProviderLaunchTests {
             let token = try await mock.accessToken(for: "alice")
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
             try await app.test(.router) { client in
-                try await client.execute(
-                    uri: "/v1/launches", method: .post,
-                    headers: LauncherFixtures.launchHeaders(token: token),
-                    body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)
-                ) { response in
+                try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { response in
                     #expect(response.status == .created)
                     #expect(response.headers[.cacheControl] == "no-store")
                     let object = LauncherFixtures.json(response.body)
@@ -52,11 +48,7 @@ struct ProviderLaunchTests {
             try await mock.revokeTokens(of: "bob")
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
             try await app.test(.router) { client in
-                try await client.execute(
-                    uri: "/v1/launches", method: .post,
-                    headers: LauncherFixtures.launchHeaders(token: token),
-                    body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)
-                ) { response in
+                try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { response in
                     #expect(response.status == .unauthorized)
                     #expect(response.headers[.wwwAuthenticate] == #"Bearer error="invalid_token""#)
                     #expect(LauncherFixtures.json(response.body)["error"] as? String == "invalid_token")
@@ -72,13 +64,12 @@ struct ProviderLaunchTests {
             let token = try await mock.accessToken(for: "carol")
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider, cache: nil))
             try await app.test(.router) { client in
-                let headers = LauncherFixtures.launchHeaders(token: token)
-                let body = LauncherFixtures.body(#"{"app":"bonusprogramm"}"#)
-                try await client.execute(uri: "/v1/launches", method: .post, headers: headers, body: body) { response in
+                let body = #"{"app":"bonusprogramm"}"#
+                try await client.postLaunch(token: token, body: body) { response in
                     #expect(response.status == .created)
                 }
                 try await mock.revokeTokens(of: "carol")
-                try await client.execute(uri: "/v1/launches", method: .post, headers: headers, body: body) { response in
+                try await client.postLaunch(token: token, body: body) { response in
                     #expect(response.status == .unauthorized)
                     #expect(response.headers[.wwwAuthenticate] == #"Bearer error="invalid_token""#)
                 }
@@ -93,11 +84,7 @@ struct ProviderLaunchTests {
             let token = try await mock.accessToken(for: "dave")
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
             try await app.test(.router) { client in
-                try await client.execute(
-                    uri: "/v1/launches", method: .post,
-                    headers: LauncherFixtures.launchHeaders(token: token),
-                    body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)
-                ) { response in
+                try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { response in
                     #expect(response.status == .forbidden)
                     #expect(LauncherFixtures.json(response.body)["error"] as? String == "missing_claims")
                 }
@@ -112,11 +99,7 @@ struct ProviderLaunchTests {
             let token = try await mock.accessToken(for: "erin")
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
             try await app.test(.router) { client in
-                try await client.execute(
-                    uri: "/v1/launches", method: .post,
-                    headers: LauncherFixtures.launchHeaders(token: token),
-                    body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)
-                ) { response in
+                try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { response in
                     #expect(response.status == .forbidden)
                     #expect(LauncherFixtures.json(response.body)["error"] as? String == "invalid_claims")
                 }
@@ -148,11 +131,7 @@ struct ProviderLaunchTests {
             try await mock.stop()
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
             try await app.test(.router) { client in
-                try await client.execute(
-                    uri: "/v1/launches", method: .post,
-                    headers: LauncherFixtures.launchHeaders(token: token),
-                    body: LauncherFixtures.body(#"{"app":"healthmagazin"}"#)
-                ) { response in
+                try await client.postLaunch(token: token, body: #"{"app":"healthmagazin"}"#) { response in
                     #expect(response.status == .serviceUnavailable)
                     #expect(LauncherFixtures.json(response.body)["error"] as? String == "provider_unavailable")
                     #expect(LauncherFixtures.json(response.body)["url"] == nil)
@@ -170,14 +149,14 @@ struct ProviderLaunchTests {
             let limiter = SubjectRateLimiter(capacity: 2, refillInterval: .seconds(60))
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider, rateLimiter: limiter))
             try await app.test(.router) { client in
-                let body = LauncherFixtures.body(#"{"app":"healthmagazin"}"#)
+                let body = #"{"app":"healthmagazin"}"#
                 for _ in 0..<2 {
-                    try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: token), body: body) { response in
+                    try await client.postLaunch(token: token, body: body) { response in
                         #expect(response.status == .created)
                     }
                 }
                 // A second token of the same user shares the subject's bucket.
-                try await client.execute(uri: "/v1/launches", method: .post, headers: LauncherFixtures.launchHeaders(token: otherToken), body: body) { response in
+                try await client.postLaunch(token: otherToken, body: body) { response in
                     #expect(response.status == .tooManyRequests)
                     #expect(LauncherFixtures.json(response.body)["error"] as? String == "rate_limited")
                     let retryAfter = try #require(response.headers[.retryAfter].flatMap { Int($0) })

@@ -68,6 +68,23 @@ enum LauncherFixtures {
     }
 }
 
+extension TestClientProtocol {
+    /// `POST /v1/launches` as the app sends it: a bearer token (or none) and a JSON body.
+    @discardableResult
+    func postLaunch<Return>(
+        token: String?,
+        body: String,
+        _ check: @escaping (TestResponse) async throws -> Return
+    ) async throws -> Return {
+        try await execute(
+            uri: "/v1/launches", method: .post,
+            headers: LauncherFixtures.launchHeaders(token: token),
+            body: ByteBuffer(string: body),
+            testCallback: check
+        )
+    }
+}
+
 /// An identity provider whose answer a test decides, counting how often it was asked.
 final class StubIdentityProvider: IdentityProvider {
     private let answer: Result<ProviderIdentity, IdentityProviderError>

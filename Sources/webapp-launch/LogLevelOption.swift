@@ -1,0 +1,22 @@
+import ArgumentParser
+import Logging
+
+/// `--log-level LEVEL`, and the logging every long-running command sets up the same way.
+struct LogLevelOption: ParsableArguments {
+    @Option(name: .long, help: "Least severe log level written to standard error.")
+    var logLevel: Logger.Level = .info
+
+    /// Sends every log line at or above the level to standard error (once per process:
+    /// swift-log allows one bootstrap). Standard output stays for the banner a script reads.
+    func bootstrap() {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+/// Lets `--log-level` parse straight into swift-log's levels (their raw values).
+extension Logger.Level: @retroactive ExpressibleByArgument {}
