@@ -70,6 +70,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Seconds to wait for the identity provider before answering 503.")
         var providerTimeout: Int = 5
 
+        @Option(name: .long, help: "Identity provider requests in flight at once; beyond it, 503 without asking the provider.")
+        var maxProviderRequests: Int = 256
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -89,6 +92,7 @@ extension WebAppLaunchCommand {
             guard (0...300).contains(userinfoCacheSeconds) else { throw ValidationError("--userinfo-cache-seconds must be 0 to 300") }
             guard (1...600).contains(rateLimit) else { throw ValidationError("--rate-limit must be 1 to 600") }
             guard (1...30).contains(providerTimeout) else { throw ValidationError("--provider-timeout must be 1 to 30") }
+            guard (1...10_000).contains(maxProviderRequests) else { throw ValidationError("--max-provider-requests must be 1 to 10000") }
         }
 
         func run() async throws {
@@ -126,6 +130,7 @@ extension WebAppLaunchCommand {
                 claims: ClaimMapping(firstName: givenNameClaim, lastName: familyNameClaim, kvnumber: kvnrClaim, requiredScopes: Set(requiredScope)),
                 cache: userinfoCacheSeconds > 0 ? UserInfoCache(maximumAge: .seconds(userinfoCacheSeconds)) : nil,
                 rateLimiter: SubjectRateLimiter(capacity: rateLimit, refillInterval: .milliseconds(60_000 / rateLimit)),
+                providerLimit: ProviderRequestLimit(maximum: maxProviderRequests),
                 logger: Logger(label: "webapp-launch.launcher")
             )
             let host = self.host

@@ -42,6 +42,7 @@ struct LauncherCommandTests {
         ["launcher", "--issuer", "https://login.example", "--required-scope", "webapps"],
         ["launcher", "--issuer", "https://login.example", "--introspection-endpoint", "https://login.example/introspect"],
         ["launcher", "--issuer", "https://login.example", "--host", "0.0.0.0"],
+        ["launcher", "--issuer", "https://login.example", "--max-provider-requests", "0"],
         ["launcher"],
     ])
     func refuses(arguments: [String]) throws {

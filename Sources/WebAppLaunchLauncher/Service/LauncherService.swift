@@ -6,8 +6,8 @@ import WebAppRegistry
 /// The launcher: mints a launch for a registered app, for the user an access token belongs
 /// to, as the identity provider says.
 ///
-/// The order is fixed: the app must be registered; the provider (through the cache) must
-/// vouch for the token; the subject must be under its rate limit; the token must carry the
+/// The order is fixed: the app must be registered; the provider (through the cache, and
+/// within ``ProviderRequestLimit``) must vouch for the token; the subject must be under its rate limit; the token must carry the
 /// required scopes; the names and KVNR come from the provider's claims and must be valid;
 /// then the signer mints. Nothing the app sends besides the token and the app id is used, so
 /// an app cannot launch anyone but its own user. A provider that cannot answer stops the
@@ -26,6 +26,8 @@ public struct LauncherService: Sendable {
     public let cache: UserInfoCache?
     /// Launches per subject.
     public let rateLimiter: SubjectRateLimiter
+    /// Provider requests in flight at once; beyond it, 503 without asking the provider.
+    public let providerLimit: ProviderRequestLimit
     /// The catalogue, encoded once.
     public let catalogue: Catalogue
     private let logger: Logger
@@ -37,6 +39,7 @@ public struct LauncherService: Sendable {
     ///   - claims: The claim names and required scopes.
     ///   - cache: A cache of provider answers, or `nil`.
     ///   - rateLimiter: The per-subject limit.
+    ///   - providerLimit: The bound on concurrent provider requests.
     ///   - logger: Where decisions are logged (no personal data).
     public init(
         signer: LaunchSigner,
@@ -44,6 +47,7 @@ public struct LauncherService: Sendable {
         claims: ClaimMapping = ClaimMapping(),
         cache: UserInfoCache? = UserInfoCache(),
         rateLimiter: SubjectRateLimiter = SubjectRateLimiter(),
+        providerLimit: ProviderRequestLimit = ProviderRequestLimit(),
         logger: Logger = Logger(label: "webapp-launch.launcher")
     ) {
         self.signer = signer
@@ -51,6 +55,7 @@ public struct LauncherService: Sendable {
         self.claims = claims
         self.cache = cache
         self.rateLimiter = rateLimiter
+        self.providerLimit = providerLimit
         self.catalogue = Catalogue(registry: signer.registry)
         self.logger = logger
     }
@@ -119,7 +124,11 @@ public struct LauncherService: Sendable {
     private func identity(for accessToken: String, now: Date) async throws(LauncherError) -> ProviderIdentity {
         if let cached = cache?.identity(forAccessToken: accessToken, now: now) { return cached }
         do {
-            let identity = try await identityProvider.identity(forAccessToken: accessToken)
+            let provider = identityProvider
+            let identity = try await providerLimit.withSlot(refused: IdentityProviderError.unavailable(reason: "too many identity provider requests in flight")) {
+                () async throws(IdentityProviderError) -> ProviderIdentity in
+                try await provider.identity(forAccessToken: accessToken)
+            }
             cache?.store(identity, forAccessToken: accessToken, now: now)
             return identity
         } catch {
