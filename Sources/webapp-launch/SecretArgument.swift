@@ -81,12 +81,17 @@ struct SecretArgument {
     /// - Parameter url: The URL as given.
     /// - Returns: `true` when a password is in the text.
     static func urlCarriesPassword(_ url: String) -> Bool {
-        guard let schemeEnd = url.range(of: "://") else { return false }
-        let rest = url[schemeEnd.upperBound...]
-        let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)]
-        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
-        guard let query = url.firstIndex(of: "?") else { return false }
-        return url[url.index(after: query)...].split(separator: "&").contains { $0.lowercased().hasPrefix("password=") }
+        // By byte: a delimiter followed by a combining mark is one Character to Swift but
+        // still a delimiter to the URL parser, so a search by Character would miss it.
+        let bytes = Array(url.utf8)
+        guard let schemeEnd = bytes.firstRange(of: Array("://".utf8)) else { return false }
+        let rest = bytes[schemeEnd.upperBound...]
+        let authority = rest[..<(rest.firstIndex { [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains($0) } ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")), authority[..<at].contains(UInt8(ascii: ":")) { return true }
+        guard let query = bytes.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        return bytes[(query + 1)...].split(separator: UInt8(ascii: "&")).contains { parameter in
+            String(decoding: parameter.prefix(9), as: UTF8.self).lowercased() == "password="
+        }
     }
 
     /// The secret in bytes read from a file or standard input: UTF-8, non-empty, bounded,

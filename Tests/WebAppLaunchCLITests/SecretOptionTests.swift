@@ -78,6 +78,7 @@ struct SecretOptionTests {
 
     @Test("serve --replay with a password inline starts, warning once on stderr without the password; a URL without one draws no warning", arguments: [
         ("postgres://app:\(secret)@127.0.0.1:1/launches", true),
+        ("postgres://app:\u{301}\(secret)@127.0.0.1:1/launches", true),  // `:` + combining mark is still a `:`
         ("postgresql://app@127.0.0.1:1/launches?password=\(secret)", true),
         ("postgres://app@127.0.0.1:1/launches", false),
     ])

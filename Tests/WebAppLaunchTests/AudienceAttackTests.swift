@@ -76,6 +76,8 @@ struct AudienceAttackTests {
             AttackRow("a launch URL on another path", .url("https://magazin.example/other?launch=\(token)"), expect: .wrongAudience),
             AttackRow("a launch URL over plain http", .url("http://magazin.example/app?launch=\(token)"), expect: .wrongAudience),
             AttackRow("a launch URL with a fragment", .url("https://magazin.example/app?launch=\(token)#x"), expect: .malformed),
+            AttackRow("a launch URL with a fragment whose `#` carries a combining mark", .url("https://magazin.example/app?launch=\(token)&x=#\u{301}"), expect: .malformed),
+            AttackRow("a launch URL whose `?` carries a combining mark", .url("https://magazin.example/app?\u{301}launch=\(token)"), expect: .malformed),
             AttackRow("a launch URL without a query", .url("https://magazin.example/app"), expect: .malformed),
             AttackRow("a launch URL with an extra parameter", .url("https://magazin.example/app?launch=\(token)&x=1"), expect: .unexpectedParameters),
         ]

@@ -8,8 +8,9 @@ public enum LaunchInspector {
     /// - Throws: ``LaunchError`` when the text is not a structurally valid token.
     public static func unverifiedHeader(of tokenOrURL: String) throws(LaunchError) -> LaunchHeader {
         var token = Substring(tokenOrURL)
-        if let questionMark = tokenOrURL.firstIndex(of: "?") {
-            token = try LaunchParameters(query: tokenOrURL[tokenOrURL.index(after: questionMark)...]).token
+        let bytes = tokenOrURL.utf8
+        if let questionMark = bytes.firstIndex(of: UInt8(ascii: "?")) {  // by byte, as the verifier
+            token = try LaunchParameters(query: Substring(bytes[bytes.index(after: questionMark)...])).token
         }
         guard let blob = Base64URL.decode(token) else {
             throw LaunchError(.malformed, "the token is not canonical unpadded base64url")
