@@ -126,6 +126,9 @@ public struct WebAppServer: Sendable {
     /// - Returns: The router.
     public func makeRouter() -> Router<WebAppRequestContext> {
         let router = Router(context: WebAppRequestContext.self)
+        if let console {  // outermost: the console pages' form-action also names the registered apps' origins
+            router.add(middleware: ConsoleContentSecurityPolicyMiddleware<WebAppRequestContext>(registry: console.registry))
+        }
         router.add(middleware: SecurityHeadersMiddleware(
             contentSecurityPolicy: PageAssets.contentSecurityPolicy,
             strictTransportSecurity: configuration.servesHTTPS

@@ -10,7 +10,8 @@ and answers every request with JSON describing what it received:
 
 Special paths: /slow?seconds=N waits before answering; /big?bytes=N answers N bytes;
 /hop answers with hop-by-hop headers (Connection: X-Hop-Secret, X-Hop-Secret, Keep-Alive);
-/page answers an HTML page greeting the user from the identity headers.
+/page answers an HTML page greeting the user from the identity headers and listing them
+(decoded; the KVNR masked) with the Cookie header the app received.
 """
 import html
 import signal
@@ -62,9 +63,21 @@ class Handler(BaseHTTPRequestHandler):
             names = {k.lower(): v for k, v in who.items()}
             first = html.escape(names.get("x-webapp-launch-first-name", "?"))
             last = html.escape(names.get("x-webapp-launch-last-name", "?"))
+            rows = []
+            for name in sorted(names):
+                value = names[name]
+                if name in ("x-webapp-launch-kvnr", "x-webapp-launch-subject") and len(value) > 2:  # masked, as the Swift page shows a KVNR
+                    value = value[0] + "*" * (len(value) - 2) + value[-1]
+                key = name[len(PREFIX):]
+                rows.append(f"<dt>X-WebApp-Launch-{html.escape('KVNR' if key == 'kvnr' else key.title())}</dt>"
+                            f"<dd id=\"header-{html.escape(key)}\">{html.escape(value)}</dd>")
+            cookies = html.escape(self.headers.get("Cookie") or "(none)")
             payload = (f"<!doctype html><html lang=de><meta charset=utf-8><title>Python upstream</title>"
+                       f"<style>body{{font-family:sans-serif;margin:1rem}}dt{{font-weight:600}}dd{{margin:0 0 .5rem 0}}</style>"
                        f"<body><h1 id=greeting>Hallo {first} {last}</h1>"
-                       f"<p>Served by Python's http.server behind the WebAppLaunch gate.</p></body></html>").encode("utf-8")
+                       f"<p>Served by Python's http.server behind the WebAppLaunch gate.</p>"
+                       f"<h2>Identity headers as received</h2><dl id=identity>{''.join(rows)}</dl>"
+                       f"<p>Cookie header seen by the app: <code id=cookies>{cookies}</code></p></body></html>").encode("utf-8")
             content_type = "text/html; charset=utf-8"
         else:
             payload = json.dumps({
