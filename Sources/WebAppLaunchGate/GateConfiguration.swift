@@ -50,6 +50,10 @@ public struct GateConfiguration: Sendable {
     public var readTimeout: Duration = .seconds(30)
     /// How long an idle client connection is kept.
     public var idleTimeout: Duration = .seconds(75)
+    /// How many connections the gate keeps open to the upstream at once. Requests beyond
+    /// them wait for a free one, so this caps the upstream's concurrency; the HTTP client's
+    /// own default (8) would hold a busy app far below what its clients ask for.
+    public var maximumUpstreamConnections = 64
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }
 

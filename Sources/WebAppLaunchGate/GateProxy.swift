@@ -55,11 +55,17 @@ public struct GateProxy: Sendable {
 
     /// An HTTP client suited to proxying: no redirects followed, no retried connection
     /// attempts (a down upstream answers 502 at once), the configured connect and read
-    /// timeouts, no decompression.
+    /// timeouts and upstream connection count, no decompression.
     /// - Parameter configuration: The gate's configuration.
     /// - Returns: A client; shut it down when the gate stops.
     public static func makeClient(configuration: GateConfiguration) -> HTTPClient {
+        HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration(for: configuration))
+    }
+
+    /// The HTTP client settings ``makeClient(configuration:)`` uses.
+    static func clientConfiguration(for configuration: GateConfiguration) -> HTTPClient.Configuration {
         var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, configuration.maximumUpstreamConnections)
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout = .init(
             connect: .nanoseconds(configuration.connectTimeout.gateNanoseconds),
@@ -67,7 +73,7 @@ public struct GateProxy: Sendable {
         )
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         clientConfiguration.decompression = .disabled
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        return clientConfiguration
     }
 
     /// Forwards one request.

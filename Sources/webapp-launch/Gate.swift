@@ -65,6 +65,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Largest response body passed back, in bytes.")
         var maxResponseBody: Int = 100 * 1024 * 1024
 
+        @Option(name: .long, help: "Connections kept open to the upstream at once (requests beyond them wait for one).")
+        var maxUpstreamConnections: Int = 64
+
         @Option(name: .long, help: "Seconds the upstream may take to connect (then 504).")
         var connectTimeout: Int = 5
 
@@ -88,6 +91,7 @@ extension WebAppLaunchCommand {
             guard skew <= 600 else { throw ValidationError("--skew must be at most 600") }
             guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
             guard maxRequestBody >= 0, maxResponseBody >= 0 else { throw ValidationError("body limits must not be negative") }
+            guard (1...4096).contains(maxUpstreamConnections) else { throw ValidationError("--max-upstream-connections must be 1 to 4096") }
             guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout) else {
                 throw ValidationError("timeouts must be 1 to 3600 seconds")
             }
@@ -116,6 +120,7 @@ extension WebAppLaunchCommand {
             configuration.maximumRequestBodyBytes = maxRequestBody
             configuration.maximumResponseBodyBytes = maxResponseBody
             configuration.connectTimeout = .seconds(connectTimeout)
+            configuration.maximumUpstreamConnections = maxUpstreamConnections
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
             configuration.sessionLifetime = sessionLifetime
