@@ -21,8 +21,9 @@ import WebAppRegistry
 /// );
 /// CREATE INDEX webapp_launch_claims_expiry ON webapp_launch_claims (expires_at);
 /// ```
-/// A claim is one statement, `INSERT … ON CONFLICT DO NOTHING RETURNING`, atomic under any
-/// concurrency. The store is a `Service`: run it in the application's service group (its
+/// A claim is an `INSERT … ON CONFLICT DO NOTHING RETURNING`, atomic under any concurrency;
+/// claims that arrive while others are in flight share one such statement (``ClaimBatcher``:
+/// one commit for the batch, every claim still answered on its own, exactly once). The store is a `Service`: run it in the application's service group (its
 /// `run()` drives the connection pool and the sweeper, and returns on graceful shutdown).
 /// Every claim has a deadline that cancels the work (a query in flight is stopped by closing
 /// its connection): when PostgreSQL is unreachable, slow or restarting, claims throw
@@ -53,6 +54,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
     private let logger: Logger
     private let clock: @Sendable () -> Date
     private let size: Gauge
+    /// Concurrent claims, gathered into one statement per batch.
+    private let batcher: ClaimBatcher
     /// Whether this store has seen the table exist. Invariant: only ever goes from `false` to `true`.
     private let schemaReady = Atomic<Bool>(false)
 
@@ -77,6 +80,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         self.logger = logger
         self.clock = clock
         size = Gauge(label: ReplayStoreMetrics.sizeLabel, factory: metricsFactory ?? MetricsSystem.factory)
+        batcher = ClaimBatcher(maximumInFlight: configuration.poolSize)
         var clientConfiguration = try Self.clientConfiguration(from: configuration.url)
         clientConfiguration.options.maximumConnections = configuration.poolSize
         clientConfiguration.options.connectTimeout = configuration.connectTimeout
@@ -89,7 +93,11 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// Runs the connection pool and the sweeper until graceful shutdown or cancellation.
     public func run() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.client.run() }
+            group.addTask {
+                await self.client.run()
+                self.batcher.close()  // no pool, no claims: fail what waits, stop the dispatcher
+            }
+            group.addTask { await self.batcher.run { batch in try await self.insert(batch) } }
             group.addTask {
                 try? await cancelWhenGracefulShutdown { try await self.sweepPeriodically() }
             }
@@ -108,14 +116,27 @@ public final class PostgresReplayStore: ReplayStore, Service {
     }
 
     public func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) async throws -> Bool {
+        let expiresAt = Int64(clamping: deadline)
+        return try await withDeadline(configuration.claimTimeout) {
+            try await self.batcher.claim(id, expiresAt: expiresAt)
+        }
+    }
+
+    /// Records one batch of claims in one statement and returns the ids it recorded first
+    /// (`RETURNING` yields only rows actually inserted; an id already present is skipped).
+    private func insert(_ batch: ClaimBatcher.Batch) async throws -> Set<ReplayID> {
         try await withDeadline(configuration.claimTimeout) {
             try await self.ensureSchema()
-            let bytes = ByteBuffer(bytes: id.bytes)
-            let expiresAt = Int64(clamping: deadline)
-            let inserted = try await self.count(
-                "INSERT INTO webapp_launch_claims (replay_id, expires_at) VALUES (\(bytes), \(expiresAt)) ON CONFLICT (replay_id) DO NOTHING RETURNING 1"
-            )
-            return inserted == 1
+            let ids = batch.ids.map { ByteBuffer(bytes: $0.bytes) }
+            let expiresAt = batch.expiresAt
+            let recorded = try await self.rows(
+                """
+                INSERT INTO webapp_launch_claims (replay_id, expires_at) \
+                SELECT * FROM unnest(\(ids)::bytea[], \(expiresAt)::bigint[]) \
+                ON CONFLICT (replay_id) DO NOTHING RETURNING replay_id
+                """
+            ) { row in ReplayID(bytes: try row.decode(ByteBuffer.self).readableBytesView) }
+            return Set(recorded.compactMap { $0 })
         }
     }
 
@@ -142,10 +163,15 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// the calling task closes that connection, which fails a query stuck in flight at once
     /// (the pool replaces the connection).
     private func count(_ query: PostgresQuery) async throws -> Int {
+        try await rows(query) { _ in () }.count
+    }
+
+    /// Runs a statement like ``count(_:)`` and maps each row it returns.
+    private func rows<Value: Sendable>(_ query: PostgresQuery, _ transform: @escaping @Sendable (PostgresRow) throws -> Value) async throws -> [Value] {
         try await client.withConnection { connection in
             try await withTaskCancellationHandler {
-                var rows = 0
-                for try await _ in try await connection.query(query, logger: self.logger) { rows += 1 }
+                var rows: [Value] = []
+                for try await row in try await connection.query(query, logger: self.logger) { rows.append(try transform(row)) }
                 return rows
             } onCancel: {
                 let closed: EventLoopFuture<Void> = connection.close()

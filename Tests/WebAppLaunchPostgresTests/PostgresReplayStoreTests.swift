@@ -33,6 +33,26 @@ struct PostgresReplayStoreTests {
         #expect(try claimCount(cluster.url) == 1)
     }
 
+    @Test("300 concurrent claims of distinct launches on one store are all recorded, in batches, and each is refused the second time")
+    func concurrentDistinctClaims() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url)
+        let ids = (0..<300).map { ReplayID(high: UInt64($0), low: 0x5eed) }
+        let (first, second) = try await withRunning(store) {
+            let claimAll: @Sendable () async throws -> [Bool] = {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for id in ids { group.addTask { try await store.claim(id, until: .max, now: 0) } }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+            }
+            return (try await claimAll(), try await claimAll())
+        }
+        #expect(first.count == 300 && first.allSatisfy { $0 })
+        #expect(second.count == 300 && second.allSatisfy { !$0 })
+        #expect(try claimCount(cluster.url) == 300)
+    }
+
     @Test("a launch used on instance A is rejected on instance B")
     func usedOnARejectedOnB() async throws {
         let cluster = try PostgresTestCluster.start()
