@@ -86,5 +86,15 @@ struct SharedSyntaxTests {
         let split = LaunchParameters.splittingLaunch(fromURL: "https://a.example/app?t=1&launch=x&launch&u=2")
         #expect(split?.base == "https://a.example/app")
         #expect(split?.others == ["t=1", "u=2"])
+        // A mark after `?` belongs to the first piece; it must not be stepped over.
+        let marked = LaunchParameters.splittingLaunch(fromURL: "https://a.example/app?\u{301}t=1&launch=x")
+        #expect(marked?.base == "https://a.example/app")
+        #expect(marked?.others.map { Array($0.utf8) } == [Array("\u{301}t=1".utf8)])
+        // Pieces are exact byte slices, empty ones included, whatever the text's storage.
+        #expect(LaunchParameters.pieces(of: "") == [""])
+        #expect(LaunchParameters.pieces(of: "&a&&b&") == ["", "a", "", "b", ""])
+        #expect(LaunchParameters.pieces(of: "x=é&\u{301}y&z").map { Array($0.utf8) } == [Array("x=é".utf8), Array("\u{301}y".utf8), Array("z".utf8)])
+        let bridged = "q=1&launch=t" as Substring
+        #expect(LaunchParameters.pieces(of: bridged.dropFirst(2)) == ["1", "launch=t"])
     }
 }

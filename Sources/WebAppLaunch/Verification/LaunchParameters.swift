@@ -27,7 +27,7 @@ public struct LaunchParameters: Sendable, Hashable {
         var formHasOtherField = false
         var others: [Substring] = []
         func take(_ source: Substring, isForm: Bool) {
-            for piece in Self.pieces(of: source) {
+            for piece in LaunchParameterPieces(source) {
                 let bytes = piece.utf8
                 if bytes.isEmpty {
                     hasEmptyPiece = true
@@ -56,13 +56,13 @@ public struct LaunchParameters: Sendable, Hashable {
 
     /// The `&`-separated pieces of a query or form, empty ones included.
     ///
-    /// The one splitter of the package: it splits on the byte `&` (SPEC.md §11). Splitting the
-    /// String would split on Characters, and `&` followed by a combining mark (`&\u{301}`) is
-    /// one Character, not a separator.
+    /// The one splitter of the package (``LaunchParameterPieces``): it splits on the byte `&`
+    /// (SPEC.md §11). Splitting the String would split on Characters, and `&` followed by a
+    /// combining mark (`&\u{301}`) is one Character, not a separator.
     /// - Parameter text: A raw query (without `?`) or form body.
     /// - Returns: The pieces, raw, in order.
     package static func pieces(of text: Substring) -> [Substring] {
-        text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { Substring($0) }
+        Array(LaunchParameterPieces(text))
     }
 
     /// Whether a piece is a `launch` parameter: `launch=…`, or a bare `launch`, byte for byte.
@@ -77,7 +77,7 @@ public struct LaunchParameters: Sendable, Hashable {
     /// - Returns: `true` when any piece is a `launch` piece.
     public static func carriesLaunch(_ text: Substring?) -> Bool {
         guard let text else { return false }
-        return pieces(of: text).contains(where: isLaunchPiece)
+        return LaunchParameterPieces(text).contains(where: isLaunchPiece)
     }
 
     /// A URL's text split at its first `?` into the part before it and the query's pieces
@@ -86,8 +86,10 @@ public struct LaunchParameters: Sendable, Hashable {
     /// - Returns: The text before `?` and the other pieces in request order, or `nil` when
     ///   the URL has no query.
     package static func splittingLaunch(fromURL url: Substring) -> (base: Substring, others: [Substring])? {
-        guard let questionMark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        let query = url[url.index(after: questionMark)...]
-        return (url[..<questionMark], pieces(of: query).filter { !$0.isEmpty && !isLaunchPiece($0) })
+        let bytes = url.utf8
+        guard let questionMark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        // By byte: `index(after:)` of the Substring would step over a combining mark after `?`.
+        let query = Substring(bytes[bytes.index(after: questionMark)...])
+        return (Substring(bytes[..<questionMark]), pieces(of: query).filter { !$0.isEmpty && !isLaunchPiece($0) })
     }
 }
