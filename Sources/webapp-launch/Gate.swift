@@ -74,22 +74,13 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Seconds the upstream may take to answer or stay silent (then 504).")
         var upstreamTimeout: Int = 30
 
-        @Option(name: .long, help: "Session lifetime in seconds.")
-        var sessionLifetime: UInt64 = 1800
-
-        @Option(name: .long, help: "Tolerated clock skew in seconds.")
-        var skew: UInt64 = 60
-
-        @Option(name: .long, help: "Maximum accepted launch lifetime in seconds.")
-        var maxTTL: UInt64 = 300
+        @OptionGroup var verification: VerificationOptions
 
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
             guard (upstream != nil) != authRequest else { throw ValidationError("give exactly one of --upstream and --auth-request") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-            guard skew <= 600 else { throw ValidationError("--skew must be at most 600") }
-            guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
             guard maxRequestBody >= 0, maxResponseBody >= 0 else { throw ValidationError("body limits must not be negative") }
             guard (1...4096).contains(maxUpstreamConnections) else { throw ValidationError("--max-upstream-connections must be 1 to 4096") }
             guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout) else {
@@ -123,8 +114,8 @@ extension WebAppLaunchCommand {
             configuration.maximumUpstreamConnections = maxUpstreamConnections
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
-            configuration.sessionLifetime = sessionLifetime
-            configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
+            configuration.sessionLifetime = verification.sessionLifetime
+            configuration.policy = verification.policy
             do {
                 try configuration.validate()
             } catch {

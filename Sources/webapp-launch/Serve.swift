@@ -48,21 +48,12 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics), or none. Never the app's own listener.")
         var metricsAddress: String = MetricsListener.loopbackDefault.description
 
-        @Option(name: .long, help: "Session lifetime in seconds.")
-        var sessionLifetime: UInt64 = 1800
-
-        @Option(name: .long, help: "Tolerated clock skew in seconds.")
-        var skew: UInt64 = 60
-
-        @Option(name: .long, help: "Maximum accepted launch lifetime in seconds.")
-        var maxTTL: UInt64 = 300
+        @OptionGroup var verification: VerificationOptions
 
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
             guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
-            guard skew <= 600 else { throw ValidationError("--skew must be at most 600") }
-            guard (1...3600).contains(maxTTL) else { throw ValidationError("--max-ttl must be 1 to 3600") }
             if publicURL != nil && app == nil { throw ValidationError("--public-url requires --app") }
             if metricsAddress != "none" && MetricsListener(metricsAddress) == nil {
                 throw ValidationError("--metrics-address must be HOST:PORT or none")
@@ -88,8 +79,8 @@ extension WebAppLaunchCommand {
             var configuration = WebAppServerConfiguration(keyring: keyring, registry: registry, apps: served)
             configuration.host = host
             configuration.port = port
-            configuration.sessionLifetime = sessionLifetime
-            configuration.policy = VerificationPolicy(clockSkew: skew, maximumLifetime: maxTTL)
+            configuration.sessionLifetime = verification.sessionLifetime
+            configuration.policy = verification.policy
             configuration.replayStore = replayStore
             configuration.metrics = MetricsListener(metricsAddress)
             if keyring.isDevelopment {
