@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -138,17 +139,20 @@ def nginx_executable() -> str | None:
 def nginx_configuration(root: Path, directory: Path, port: int, gate_port: int, upstream_port: int) -> str:
     """Docs/nginx-auth-request.conf with its loopback addresses and log directory replaced."""
     text = (root / "Docs" / "nginx-auth-request.conf").read_text(encoding="utf-8")
-    for old, new in (
-        ("127.0.0.1:8080", f"127.0.0.1:{port}"),
-        ("127.0.0.1:4180", f"127.0.0.1:{gate_port}"),
-        ("127.0.0.1:9000", f"127.0.0.1:{upstream_port}"),
-        ("/var/log/nginx/", f"{directory}/"),
-        ("worker_processes auto;", "worker_processes 1;"),
-    ):
+    replacements = {
+        "127.0.0.1:8080": f"127.0.0.1:{port}",
+        "127.0.0.1:4180": f"127.0.0.1:{gate_port}",
+        "127.0.0.1:9000": f"127.0.0.1:{upstream_port}",
+        "/var/log/nginx/": f"{directory}/",
+        "worker_processes auto;": "worker_processes 1;",
+    }
+    for old in replacements:
         if old not in text:
             raise RuntimeError(f"Docs/nginx-auth-request.conf no longer contains {old}")
-        text = text.replace(old, new)
-    return text
+    # One pass: replacing in sequence would rewrite an earlier result (nginx on port 41803
+    # holds "127.0.0.1:4180", the gate's address).
+    pattern = re.compile("|".join(re.escape(old) for old in replacements))
+    return pattern.sub(lambda match: replacements[match.group(0)], text)
 
 
 def walk(r: Results, root: Path, binary: str, tmp: Path, artifacts: Path) -> None:

@@ -25,6 +25,7 @@ final class Nginx {
         self.port = port
         directory = try TemporaryDirectory()
         var configuration = try String(contentsOfFile: Repository.nginxConfiguration, encoding: .utf8)
+        var placeholders: [String] = []
         for (from, to) in [
             ("127.0.0.1:8080", "127.0.0.1:\(port)"),
             ("127.0.0.1:4180", "127.0.0.1:\(gatePort)"),
@@ -33,7 +34,13 @@ final class Nginx {
             ("worker_processes auto;", "worker_processes 1;"),
         ] {
             guard configuration.contains(from) else { throw SubprocessError(message: "the nginx configuration no longer contains \(from)") }
-            configuration = configuration.replacingOccurrences(of: from, with: to)
+            // Through a placeholder: replacing in sequence would rewrite an earlier result
+            // (nginx on port 41803 holds "127.0.0.1:4180", the gate's address).
+            configuration = configuration.replacingOccurrences(of: from, with: "\u{0}\(placeholders.count)\u{0}")
+            placeholders.append(to)
+        }
+        for (index, to) in placeholders.enumerated() {
+            configuration = configuration.replacingOccurrences(of: "\u{0}\(index)\u{0}", with: to)
         }
         let configurationPath = directory.path("nginx.conf")
         try configuration.write(toFile: configurationPath, atomically: true, encoding: .utf8)
