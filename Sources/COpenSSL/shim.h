@@ -5,6 +5,10 @@
 // helpers that build OSSL_PARAM arrays on the C stack (building them from Swift
 // easily leaves dangling pointers).
 
+// SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP_Digest*, but they
+// are the only way to hold a SHA-256 state by value (see webapplaunch_hmac_sha256_pads_*).
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -12,6 +16,7 @@
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <string.h>
 
 /// Fetches the HMAC algorithm once; the caller frees it with EVP_MAC_free.
@@ -68,6 +73,61 @@ static inline int webapplaunch_gcm_get_tag(EVP_CIPHER_CTX *ctx, unsigned char *t
 /// Sets the expected GCM tag before EVP_DecryptFinal_ex.
 static inline int webapplaunch_gcm_set_tag(EVP_CIPHER_CTX *ctx, const unsigned char *tag, int len) {
     return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, len, (void *)tag);
+}
+
+/// HMAC-SHA256 with precomputed pad states (RFC 2104 §4): the SHA-256 states after the
+/// key XOR ipad block and after the key XOR opad block, computed once per key. A MAC is then
+/// two copies of a state by value and two short hashes: no EVP dispatch, no allocation,
+/// no shared mutable state, so any number of threads may use one pair of states at once.
+typedef struct {
+    SHA256_CTX inner;
+    SHA256_CTX outer;
+} webapplaunch_hmac_sha256_pads;
+
+/// Computes the pad states for a key of any length (a key longer than the 64-byte block
+/// is hashed first, as RFC 2104 requires). Returns 1 on success.
+static inline int webapplaunch_hmac_sha256_pads_init(
+    webapplaunch_hmac_sha256_pads *pads, const unsigned char *key, size_t key_len
+) {
+    unsigned char block[SHA256_CBLOCK];
+    unsigned char hashed[SHA256_DIGEST_LENGTH];
+    memset(block, 0, sizeof block);
+    if (key_len > SHA256_CBLOCK) {
+        if (SHA256(key, key_len, hashed) == NULL) return 0;
+        memcpy(block, hashed, sizeof hashed);
+        OPENSSL_cleanse(hashed, sizeof hashed);
+    } else if (key_len > 0) {
+        memcpy(block, key, key_len);
+    }
+    for (size_t i = 0; i < sizeof block; i++) block[i] ^= 0x36;
+    int ok = SHA256_Init(&pads->inner) && SHA256_Update(&pads->inner, block, sizeof block);
+    for (size_t i = 0; i < sizeof block; i++) block[i] ^= 0x36 ^ 0x5c;
+    ok = ok && SHA256_Init(&pads->outer) && SHA256_Update(&pads->outer, block, sizeof block);
+    OPENSSL_cleanse(block, sizeof block);
+    return ok ? 1 : 0;
+}
+
+/// HMAC-SHA256 of `message` under the key the pads were made from; writes 32 bytes to
+/// `out`. The states are copied onto this stack frame and the copies cleansed afterwards.
+static inline int webapplaunch_hmac_sha256_pads_mac(
+    const webapplaunch_hmac_sha256_pads *pads,
+    const unsigned char *message, size_t message_len,
+    unsigned char *out
+) {
+    SHA256_CTX ctx = pads->inner;
+    unsigned char inner[SHA256_DIGEST_LENGTH];
+    int ok = SHA256_Update(&ctx, message, message_len) && SHA256_Final(inner, &ctx);
+    ctx = pads->outer;
+    ok = ok && SHA256_Update(&ctx, inner, sizeof inner) && SHA256_Final(out, &ctx);
+    OPENSSL_cleanse(&ctx, sizeof ctx);
+    OPENSSL_cleanse(inner, sizeof inner);
+    return ok ? 1 : 0;
+}
+
+/// Re-arms a keyed GCM context with a fresh IV for encryption (enc = 1) or decryption
+/// (enc = 0), keeping its key schedule. Returns 1 on success.
+static inline int webapplaunch_gcm_rearm(EVP_CIPHER_CTX *ctx, const unsigned char *iv, int enc) {
+    return EVP_CipherInit_ex2(ctx, NULL, NULL, iv, enc, NULL);
 }
 
 #endif

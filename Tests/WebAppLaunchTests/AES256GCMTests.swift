@@ -31,7 +31,7 @@ struct AES256GCMTests {
 
     @Test("sealing gives the published ciphertext and tag", arguments: cases)
     func seal(_ testCase: Case) throws {
-        let sealed = try AES256GCM.seal(Hex.decode(testCase.plaintext), key: Hex.decode(testCase.key), iv: Hex.decode(testCase.iv), associatedData: Hex.decode(testCase.aad))
+        let sealed = try AES256GCM.seal(Hex.decode(testCase.plaintext), key: AES256GCMKey(key: Hex.decode(testCase.key)), iv: Hex.decode(testCase.iv), associatedData: Hex.decode(testCase.aad))
         #expect(Hex.encode(sealed) == testCase.ciphertext + testCase.tag)
     }
 
@@ -39,17 +39,19 @@ struct AES256GCMTests {
     func open(_ testCase: Case) throws {
         let opened = try AES256GCM.open(
             ArraySlice(Hex.decode(testCase.ciphertext + testCase.tag)),
-            key: Hex.decode(testCase.key),
+            key: AES256GCMKey(key: Hex.decode(testCase.key)),
             iv: ArraySlice(Hex.decode(testCase.iv)),
             associatedData: ArraySlice(Hex.decode(testCase.aad))
         )
         #expect(Hex.encode(opened) == testCase.plaintext)
     }
 
-    @Test("any flipped bit in the tag, ciphertext, IV or associated data fails authentication", arguments: cases)
-    func tampering(_ testCase: Case) {
+    @Test("any flipped bit in the tag, ciphertext, IV or associated data fails authentication, and the key still opens and seals right afterwards", arguments: cases)
+    func tampering(_ testCase: Case) throws {
         let sealed = Hex.decode(testCase.ciphertext + testCase.tag)
-        let key = Hex.decode(testCase.key), iv = Hex.decode(testCase.iv), aad = Hex.decode(testCase.aad)
+        // One key object throughout: every rejection below ran on one of its pooled contexts.
+        let key = AES256GCMKey(key: Hex.decode(testCase.key))
+        let iv = Hex.decode(testCase.iv), aad = Hex.decode(testCase.aad)
         func rejects(_ sealed: [UInt8], iv: [UInt8], aad: [UInt8]) -> Bool {
             do {
                 _ = try AES256GCM.open(ArraySlice(sealed), key: key, iv: ArraySlice(iv), associatedData: ArraySlice(aad))
@@ -70,5 +72,36 @@ struct AES256GCMTests {
         #expect(rejects(sealed, iv: iv, aad: aad + [0]))
         #expect(rejects(Array(sealed.dropLast()), iv: iv, aad: aad))
         #expect(rejects(Array(sealed.prefix(15)), iv: iv, aad: aad))
+        let opened = try AES256GCM.open(ArraySlice(sealed), key: key, iv: ArraySlice(iv), associatedData: ArraySlice(aad))
+        #expect(Hex.encode(opened) == testCase.plaintext)
+        let resealed = try AES256GCM.seal(opened, key: key, iv: iv, associatedData: aad)
+        #expect(Hex.encode(resealed) == testCase.ciphertext + testCase.tag)
+    }
+
+    @Test("one key used from many tasks at once, alternating sealing and opening under different IVs, gives every published answer")
+    func concurrentReuse() async throws {
+        let key = AES256GCMKey(key: Hex.decode(Self.k15))
+        let cases = Self.cases.filter { $0.key == Self.k15 }
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for round in 0..<64 {
+                group.addTask {
+                    let testCase = cases[round % cases.count]
+                    var iv = Hex.decode(testCase.iv)
+                    // Every other round under a different IV: the context's IV must not leak
+                    // from one use into the next.
+                    if round % 2 == 1 { iv[0] ^= UInt8(round) }
+                    let aad = Hex.decode(testCase.aad)
+                    guard let sealed = try? AES256GCM.seal(Hex.decode(testCase.plaintext), key: key, iv: iv, associatedData: aad),
+                          let opened = try? AES256GCM.open(ArraySlice(sealed), key: key, iv: ArraySlice(iv), associatedData: ArraySlice(aad)),
+                          Hex.encode(opened) == testCase.plaintext
+                    else { return 1 }
+                    if round % 2 == 0, Hex.encode(sealed) != testCase.ciphertext + testCase.tag { return 1 }
+                    if round % 2 == 1, Hex.encode(sealed) == testCase.ciphertext + testCase.tag { return 1 }
+                    return 0
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(failures == 0)
     }
 }

@@ -212,7 +212,7 @@ struct AppKeyIsolationTests {
                 let derived = try Self.launcher.appKeys(for: app).entry(kid: kid)!.derived
                 let macKey = try HKDF.deriveKey(secret: derived.appKey, info: Labels.macKey, count: 32)
                 let replayKey = try HKDF.deriveKey(secret: derived.appKey, info: Labels.replayKey, count: 32)
-                for key in [derived.appKey, macKey, derived.seal, derived.session, replayKey] {
+                for key in [derived.appKey, macKey, derived.seal.bytes, derived.session.bytes, replayKey] {
                     #expect(seen.insert(key).inserted)
                 }
             }

@@ -72,4 +72,23 @@ struct HMACSHA256Tests {
         #expect(results.count == 64)
         #expect(results.allSatisfy { $0 == testCase.mac })
     }
+
+    @Test("the precomputed pad states give the RFC 4231 MAC too (case 5 on its first 128 bits)", arguments: cases)
+    func padStates(_ testCase: Case) throws {
+        let mac = try HMACSHA256Pads(key: testCase.key).authenticationCode(message: testCase.data)
+        #expect(Hex.encode(mac.prefix(testCase.mac.count / 2)) == testCase.mac)
+    }
+
+    @Test("the pad states and EVP_MAC agree on random keys of 0 to 130 bytes and messages of 0 to 200 bytes")
+    func padStatesAgreeWithEVP() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            let key = (0..<(round % 131)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let message = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let pads = try HMACSHA256Pads(key: key)
+            #expect(try pads.authenticationCode(message: message) == HMACSHA256Key(key: key).authenticationCode(message: message), "key \(key.count) B, message \(message.count) B")
+            // Used again, the states are unchanged.
+            #expect(try pads.authenticationCode(message: message) == pads.authenticationCode(message: message))
+        }
+    }
 }

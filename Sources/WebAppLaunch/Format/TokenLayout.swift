@@ -20,25 +20,30 @@ enum TokenLayout {
 
     /// Serialises the header (everything before `body_len`).
     static func header(_ header: LaunchHeader) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = ByteWriter(capacity: headerByteCount(header))
         writer.append(header.version)
         writer.append(header.mode.rawValue)
-        writer.appendPrefixed8(Array(header.kid.utf8))
+        writer.appendPrefixed8(header.kid.utf8)
         writer.append(header.issuedAt)
         writer.append(header.expiresAt)
         writer.append(contentsOf: header.nonce)
-        writer.appendPrefixed8(Array(header.appID.utf8))
-        writer.appendPrefixed16(Array(header.audience.utf8))
+        writer.appendPrefixed8(header.appID.utf8)
+        writer.appendPrefixed16(header.audience.utf8)
         return writer.bytes
+    }
+
+    /// The serialised header's length.
+    static func headerByteCount(_ header: LaunchHeader) -> Int {
+        2 + 1 + header.kid.utf8.count + 8 + 8 + nonceByteCount + 1 + header.appID.utf8.count + 2 + header.audience.utf8.count
     }
 
     /// Serialises the claims block.
     static func claims(accessToken: String, firstName: String, lastName: String, kvnumber: String) -> [UInt8] {
-        var writer = ByteWriter()
-        writer.appendPrefixed16(Array(accessToken.utf8))
-        writer.appendPrefixed16(Array(firstName.utf8))
-        writer.appendPrefixed16(Array(lastName.utf8))
-        writer.appendPrefixed16(Array(kvnumber.utf8))
+        var writer = ByteWriter(capacity: 8 + accessToken.utf8.count + firstName.utf8.count + lastName.utf8.count + kvnumber.utf8.count)
+        writer.appendPrefixed16(accessToken.utf8)
+        writer.appendPrefixed16(firstName.utf8)
+        writer.appendPrefixed16(lastName.utf8)
+        writer.appendPrefixed16(kvnumber.utf8)
         return writer.bytes
     }
 
@@ -120,32 +125,35 @@ enum TokenLayout {
         }
     }
 
-    /// Parses and validates a claims block.
-    static func parseClaims(_ bytes: some Collection<UInt8>) throws(LaunchError) -> LaunchClaims {
-        var reader = ByteReader(ArraySlice(bytes))
-        let fields: [ArraySlice<UInt8>]
+    /// Parses and validates a claims block, reading the fields in place.
+    static func parseClaims(_ bytes: ArraySlice<UInt8>) throws(LaunchError) -> LaunchClaims {
+        var reader = ByteReader(bytes)
+        let accessToken: ArraySlice<UInt8>, first: ArraySlice<UInt8>, last: ArraySlice<UInt8>, kvnr: ArraySlice<UInt8>
         do {
-            fields = [try reader.readPrefixed16(), try reader.readPrefixed16(), try reader.readPrefixed16(), try reader.readPrefixed16()]
+            accessToken = try reader.readPrefixed16()
+            first = try reader.readPrefixed16()
+            last = try reader.readPrefixed16()
+            kvnr = try reader.readPrefixed16()
         } catch {
             throw LaunchError(.invalidClaims, "the claims block's lengths do not match its size")
         }
         guard reader.isAtEnd else { throw LaunchError(.invalidClaims, "the claims block has trailing bytes") }
-        guard ClaimRules.isValidAccessToken(fields[0]) else {
+        guard ClaimRules.isValidAccessToken(accessToken) else {
             throw LaunchError(.invalidClaims, "the access token is empty, too long or not visible ASCII")
         }
-        guard let firstName = String(validating: fields[1], as: UTF8.self), ClaimRules.isValidName(firstName),
-              let lastName = String(validating: fields[2], as: UTF8.self), ClaimRules.isValidName(lastName)
+        guard let firstName = String(validating: first, as: UTF8.self), ClaimRules.isValidName(firstName),
+              let lastName = String(validating: last, as: UTF8.self), ClaimRules.isValidName(lastName)
         else {
             throw LaunchError(.invalidClaims, "a name is empty, too long, has control characters or is not NFC")
         }
-        guard KVNR.isValid(fields[3]) else {
+        guard KVNR.isValid(kvnr) else {
             throw LaunchError(.invalidClaims, "the KVNR fails its syntax or check digit")
         }
         return LaunchClaims(
-            accessToken: fields[0].withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) },
+            accessToken: accessToken.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) },
             firstName: firstName,
             lastName: lastName,
-            kvnr: KVNR(String(decoding: fields[3], as: UTF8.self))!
+            kvnr: KVNR(String(decoding: kvnr, as: UTF8.self))!
         )
     }
 }

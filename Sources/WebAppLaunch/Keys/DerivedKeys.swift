@@ -9,19 +9,39 @@ final class DerivedKeys: Sendable {
     /// Keyed HMAC-SHA256 for the token MAC.
     let mac: HMACSHA256Key
     /// AES-256-GCM key for sealed claims.
-    let seal: [UInt8]
+    let seal: AES256GCMKey
     /// AES-256-GCM key for session cookies.
-    let session: [UInt8]
-    /// Keyed HMAC-SHA256 that maps a nonce to its replay id.
-    let replay: HMACSHA256Key
+    let session: AES256GCMKey
+    /// Keyed HMAC-SHA256 that maps a nonce to its replay id (pad states: a nonce is 16 bytes,
+    /// where `EVP_MAC`'s fixed cost would dominate).
+    let replay: HMACSHA256Pads
 
     /// Derives the four keys of an app from its app key.
     init(appKey: [UInt8]) throws(CryptoFailure) {
         self.appKey = appKey
         mac = try HMACSHA256Key(key: HKDF.deriveKey(secret: appKey, info: Labels.macKey, count: 32))
-        seal = try HKDF.deriveKey(secret: appKey, info: Labels.sealKey, count: 32)
-        session = try HKDF.deriveKey(secret: appKey, info: Labels.sessionKey, count: 32)
-        replay = try HMACSHA256Key(key: HKDF.deriveKey(secret: appKey, info: Labels.replayKey, count: 32))
+        seal = AES256GCMKey(key: try HKDF.deriveKey(secret: appKey, info: Labels.sealKey, count: 32))
+        session = AES256GCMKey(key: try HKDF.deriveKey(secret: appKey, info: Labels.sessionKey, count: 32))
+        replay = try HMACSHA256Pads(key: HKDF.deriveKey(secret: appKey, info: Labels.replayKey, count: 32))
+    }
+
+    /// The replay id of a nonce: the first 16 bytes of HMAC-SHA256 under the replay key
+    /// (SPEC.md §2.3), computed on the stack.
+    /// - Parameter nonce: The token's 16-byte nonce.
+    /// - Returns: The id a replay store claims.
+    func replayID(nonce: some Collection<UInt8>) throws(CryptoFailure) -> ReplayID {
+        precondition(nonce.count == TokenLayout.nonceByteCount, "a nonce is 16 bytes")
+        var nonceBytes = (UInt64(0), UInt64(0))
+        var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &nonceBytes) { $0.copyBytes(from: nonce) }
+        let computed = withUnsafeBytes(of: &nonceBytes) { nonce in
+            withUnsafeMutableBytes(of: &digest) { digest in
+                Result { () throws(CryptoFailure) in try replay.authenticate(nonce, into: digest) }
+            }
+        }
+        try computed.get()
+        // The digest's first 16 bytes, read big-endian as ReplayID defines its halves.
+        return ReplayID(high: UInt64(bigEndian: digest.0), low: UInt64(bigEndian: digest.1))
     }
 
     /// The app key of `appID` under a root secret: HKDF-SHA256 with an empty salt and

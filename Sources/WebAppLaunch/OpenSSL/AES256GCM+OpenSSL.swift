@@ -20,90 +20,79 @@ enum AES256GCM {
     /// Encrypts and authenticates.
     /// - Parameters:
     ///   - plaintext: The bytes to encrypt.
-    ///   - key: 32 bytes.
+    ///   - key: The key (its keyed contexts are reused).
     ///   - iv: 12 bytes, never reused with the same key (random from `RAND_bytes`).
     ///   - associatedData: Bytes authenticated but not encrypted.
     /// - Returns: `ciphertext || tag`.
-    static func seal(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8], associatedData: [UInt8]) throws(CryptoFailure) -> [UInt8] {
-        precondition(key.count == keyByteCount && iv.count == ivByteCount, "AES-256-GCM takes a 32-byte key and a 12-byte IV")
-        guard let cipher = SharedAlgorithms.shared.aes256GCM else { throw CryptoFailure("EVP_CIPHER_fetch") }
-        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoFailure("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
+    static func seal(_ plaintext: [UInt8], key: AES256GCMKey, iv: [UInt8], associatedData: [UInt8]) throws(CryptoFailure) -> [UInt8] {
+        precondition(iv.count == ivByteCount, "AES-256-GCM takes a 12-byte IV")
         var output = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
-        var length: Int32 = 0
-        guard EVP_EncryptInit_ex2(context, cipher, nil, nil, nil) == 1,
-              webapplaunch_gcm_set_ivlen(context, Int32(ivByteCount)) == 1,
-              EVP_EncryptInit_ex2(context, nil, key, iv, nil) == 1
-        else { throw CryptoFailure("EVP_EncryptInit_ex2") }
-        if !associatedData.isEmpty {
-            guard EVP_EncryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
-                throw CryptoFailure("EVP_EncryptUpdate(aad)")
+        let sealed = output.withUnsafeMutableBytes { output in
+            plaintext.withUnsafeBytes { plaintext in
+                iv.withUnsafeBytes { iv in
+                    associatedData.withUnsafeBytes { associatedData in
+                        Result { () throws(CryptoFailure) in
+                            try key.seal(plaintext, iv: iv, associatedData: associatedData, into: output)
+                        }
+                    }
+                }
             }
         }
-        let ok = output.withUnsafeMutableBufferPointer { output -> Bool in
-            var total: Int32 = 0
-            if !plaintext.isEmpty {
-                guard EVP_EncryptUpdate(context, output.baseAddress, &length, plaintext, Int32(plaintext.count)) == 1 else { return false }
-                total = length
+        try sealed.get()
+        return output
+    }
+
+    /// Encrypts and authenticates into one new buffer that starts with the IV: a sealed
+    /// token body, `iv || ciphertext || tag`, with no intermediate copies.
+    /// - Parameters: As for ``seal(_:key:iv:associatedData:)``.
+    /// - Returns: `iv || ciphertext || tag`.
+    static func sealPrefixingIV(_ plaintext: [UInt8], key: AES256GCMKey, iv: [UInt8], associatedData: [UInt8]) throws(CryptoFailure) -> [UInt8] {
+        precondition(iv.count == ivByteCount, "AES-256-GCM takes a 12-byte IV")
+        var output = [UInt8](repeating: 0, count: ivByteCount + plaintext.count + tagByteCount)
+        output.replaceSubrange(0..<ivByteCount, with: iv)
+        let sealed = output.withUnsafeMutableBytes { output in
+            plaintext.withUnsafeBytes { plaintext in
+                iv.withUnsafeBytes { iv in
+                    associatedData.withUnsafeBytes { associatedData in
+                        Result { () throws(CryptoFailure) in
+                            try key.seal(plaintext, iv: iv, associatedData: associatedData, into: UnsafeMutableRawBufferPointer(rebasing: output[ivByteCount...]))
+                        }
+                    }
+                }
             }
-            guard EVP_EncryptFinal_ex(context, output.baseAddress! + Int(total), &length) == 1 else { return false }
-            total += length
-            guard Int(total) == plaintext.count else { return false }
-            return webapplaunch_gcm_get_tag(context, output.baseAddress! + Int(total), Int32(tagByteCount)) == 1
         }
-        guard ok else { throw CryptoFailure("EVP_EncryptFinal_ex") }
+        try sealed.get()
         return output
     }
 
     /// Authenticates and decrypts.
     /// - Parameters:
     ///   - sealed: `ciphertext || tag`.
-    ///   - key: 32 bytes.
+    ///   - key: The key (its keyed contexts are reused).
     ///   - iv: 12 bytes.
     ///   - associatedData: The same associated data given to ``seal(_:key:iv:associatedData:)``.
     /// - Returns: The plaintext, only when the tag verifies.
     static func open(
         _ sealed: ArraySlice<UInt8>,
-        key: [UInt8],
+        key: AES256GCMKey,
         iv: ArraySlice<UInt8>,
         associatedData: ArraySlice<UInt8>
     ) throws(OpenFailure) -> [UInt8] {
-        precondition(key.count == keyByteCount && iv.count == ivByteCount, "AES-256-GCM takes a 32-byte key and a 12-byte IV")
+        precondition(iv.count == ivByteCount, "AES-256-GCM takes a 12-byte IV")
         guard sealed.count >= tagByteCount else { throw .authenticationFailed }
-        guard let cipher = SharedAlgorithms.shared.aes256GCM else { throw .crypto(CryptoFailure("EVP_CIPHER_fetch")) }
-        guard let context = EVP_CIPHER_CTX_new() else { throw .crypto(CryptoFailure("EVP_CIPHER_CTX_new")) }
-        defer { EVP_CIPHER_CTX_free(context) }
-        let ciphertextCount = sealed.count - tagByteCount
-        var plaintext = [UInt8](repeating: 0, count: ciphertextCount)
-        var length: Int32 = 0
-        let initialised = iv.withUnsafeBufferPointer { iv in
-            EVP_DecryptInit_ex2(context, cipher, nil, nil, nil) == 1
-                && webapplaunch_gcm_set_ivlen(context, Int32(ivByteCount)) == 1
-                && EVP_DecryptInit_ex2(context, nil, key, iv.baseAddress, nil) == 1
-        }
-        guard initialised else { throw .crypto(CryptoFailure("EVP_DecryptInit_ex2")) }
-        if !associatedData.isEmpty {
-            let ok = associatedData.withUnsafeBufferPointer { aad in
-                EVP_DecryptUpdate(context, nil, &length, aad.baseAddress, Int32(aad.count)) == 1
-            }
-            guard ok else { throw .crypto(CryptoFailure("EVP_DecryptUpdate(aad)")) }
-        }
-        let updated = sealed.withUnsafeBufferPointer { sealed in
-            plaintext.withUnsafeMutableBufferPointer { output -> Bool in
-                if ciphertextCount > 0 {
-                    guard EVP_DecryptUpdate(context, output.baseAddress, &length, sealed.baseAddress, Int32(ciphertextCount)) == 1,
-                          Int(length) == ciphertextCount
-                    else { return false }
+        var plaintext = [UInt8](repeating: 0, count: sealed.count - tagByteCount)
+        let opened = plaintext.withUnsafeMutableBytes { output in
+            sealed.withUnsafeBytes { sealed in
+                iv.withUnsafeBytes { iv in
+                    associatedData.withUnsafeBytes { associatedData in
+                        Result { () throws(OpenFailure) in
+                            try key.open(sealed, iv: iv, associatedData: associatedData, into: output)
+                        }
+                    }
                 }
-                return webapplaunch_gcm_set_tag(context, sealed.baseAddress! + ciphertextCount, Int32(tagByteCount)) == 1
             }
         }
-        guard updated else { throw .crypto(CryptoFailure("EVP_DecryptUpdate")) }
-        var scratch = [UInt8](repeating: 0, count: 16)
-        guard EVP_DecryptFinal_ex(context, &scratch, &length) == 1 else {
-            ERR_clear_error()
-            throw .authenticationFailed
-        }
+        try opened.get()
         return plaintext
     }
 }

@@ -1,5 +1,4 @@
 internal import COpenSSL
-import Synchronization
 
 /// An HMAC-SHA256 key held as a keyed OpenSSL `EVP_MAC_CTX`, so each MAC skips key setup.
 ///
@@ -9,11 +8,9 @@ import Synchronization
 /// keyed template when the pool is empty) and gives it back afterwards.
 final class HMACSHA256Key: @unchecked Sendable {
     // Invariants: `template` is keyed in `init` and only ever read (duplicated) afterwards,
-    // which OpenSSL allows concurrently. Each context in `pool` is owned by the pool while it
-    // sits there and by exactly one caller between `take` and `give`; the mutex guards the array.
+    // which OpenSSL allows concurrently. `pool` hands each keyed duplicate to one caller at a time.
     private let template: OpaquePointer
-    private let pool = Mutex<[PooledContext]>([])
-    private static let maximumPooled = 16
+    private let pool = ContextPool { EVP_MAC_CTX_free($0) }
 
     /// The length of an HMAC-SHA256 output, in bytes.
     static let outputByteCount = 32
@@ -35,7 +32,6 @@ final class HMACSHA256Key: @unchecked Sendable {
 
     deinit {
         EVP_MAC_CTX_free(template)
-        for context in pool.withLock({ $0 }) { EVP_MAC_CTX_free(context.pointer) }
     }
 
     /// Computes HMAC-SHA256 over the concatenation `prefix || message`.
@@ -50,17 +46,21 @@ final class HMACSHA256Key: @unchecked Sendable {
         into output: UnsafeMutableRawBufferPointer
     ) throws(CryptoFailure) {
         precondition(output.count == Self.outputByteCount, "an HMAC-SHA256 output buffer holds 32 bytes")
-        let context = try take()
+        let template = template
+        let context = try pool.take { () throws(CryptoFailure) -> OpaquePointer in
+            guard let context = EVP_MAC_CTX_dup(template) else { throw CryptoFailure("EVP_MAC_CTX_dup") }
+            return context
+        }
         var written = 0
         let ok = EVP_MAC_init(context, nil, 0, nil) == 1
             && (prefix.isEmpty || EVP_MAC_update(context, prefix.baseAddress!.assumingMemoryBound(to: UInt8.self), prefix.count) == 1)
             && (message.isEmpty || EVP_MAC_update(context, message.baseAddress!.assumingMemoryBound(to: UInt8.self), message.count) == 1)
             && EVP_MAC_final(context, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, output.count) == 1
         guard ok, written == Self.outputByteCount else {
-            EVP_MAC_CTX_free(context)
+            pool.discard(context)
             throw CryptoFailure("EVP_MAC_final")
         }
-        give(context)
+        pool.give(context)
     }
 
     /// Computes HMAC-SHA256 over `prefix || message` and returns it.
@@ -85,27 +85,4 @@ final class HMACSHA256Key: @unchecked Sendable {
         }
         return output
     }
-
-    private func take() throws(CryptoFailure) -> OpaquePointer {
-        if let context = pool.withLock({ $0.popLast() }) { return context.pointer }
-        guard let context = EVP_MAC_CTX_dup(template) else { throw CryptoFailure("EVP_MAC_CTX_dup") }
-        return context
-    }
-
-    private func give(_ pointer: OpaquePointer) {
-        let context = PooledContext(pointer: pointer)
-        let kept = pool.withLock { pool in
-            guard pool.count < Self.maximumPooled else { return false }
-            pool.append(context)
-            return true
-        }
-        if !kept { EVP_MAC_CTX_free(pointer) }
-    }
-}
-
-/// An `EVP_MAC_CTX*` parked in the pool.
-private struct PooledContext: @unchecked Sendable {
-    // Invariant: a parked context is referenced only by the pool array, so moving it between
-    // threads through the mutex is safe.
-    let pointer: OpaquePointer
 }

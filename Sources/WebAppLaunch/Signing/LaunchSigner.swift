@@ -212,12 +212,13 @@ public struct LaunchSigner: Sendable {
             if let randomness { freshIV = randomness.iv } else { freshIV = try SecureRandom.bytes(count: AES256GCM.ivByteCount) }
             iv = freshIV
             do {
-                body = freshIV + (try AES256GCM.seal(claims, key: derived.seal, iv: freshIV, associatedData: headerBytes))
+                body = try AES256GCM.sealPrefixingIV(claims, key: derived.seal, iv: freshIV, associatedData: headerBytes)
             } catch {
                 throw LaunchError(error)
             }
         }
-        var writer = ByteWriter()
+        // The whole token in one buffer, sized up front; the MAC is appended in place.
+        var writer = ByteWriter(capacity: headerBytes.count + 4 + body.count + TokenLayout.macByteCount)
         writer.append(contentsOf: headerBytes)
         writer.appendPrefixed32(body)
         var blob = writer.bytes

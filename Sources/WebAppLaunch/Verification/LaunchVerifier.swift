@@ -192,32 +192,32 @@ public struct LaunchVerifier: Sendable {
             throw LaunchError(.unexpectedParameters, "the request's parameters differ from the registered URL's")
         }
 
-        // 6. Claims.
-        let claimsBytes: [UInt8]
+        // 6. Claims: a signed body is read in place; a sealed one is opened first.
+        let claims: LaunchClaims
         switch header.mode {
         case .signed:
-            claimsBytes = Array(parsed.body)
+            claims = try TokenLayout.parseClaims(parsed.body)
         case .sealed:
             let body = parsed.body
             guard body.count >= AES256GCM.ivByteCount + AES256GCM.tagByteCount else {
                 throw LaunchError(.invalidClaims, "the sealed body is too short")
             }
             let ivEnd = body.startIndex + AES256GCM.ivByteCount
+            let opened: [UInt8]
             do {
-                claimsBytes = try AES256GCM.open(body[ivEnd...], key: derived.seal, iv: body[..<ivEnd], associatedData: parsed.headerBytes)
+                opened = try AES256GCM.open(body[ivEnd...], key: derived.seal, iv: body[..<ivEnd], associatedData: parsed.headerBytes)
             } catch {
                 switch error {
                 case .authenticationFailed: throw LaunchError(.invalidClaims, "the sealed claims do not decrypt")
                 case .crypto(let failure): throw LaunchError(failure)
                 }
             }
+            claims = try TokenLayout.parseClaims(opened[...])
         }
-        let claims = try TokenLayout.parseClaims(claimsBytes)
 
         let replayID: ReplayID
         do {
-            let digest = try derived.replay.authenticationCode(message: header.nonce)
-            replayID = ReplayID(bytes: digest.prefix(16))!
+            replayID = try derived.replayID(nonce: header.nonce)
         } catch {
             throw LaunchError(error)
         }
