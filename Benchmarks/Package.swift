@@ -32,6 +32,7 @@ let package = Package(
                 .product(name: "WebAppLaunch", package: "WebAppLaunch"),
                 .product(name: "WebAppRegistry", package: "WebAppLaunch"),
                 .product(name: "WebAppLaunchServer", package: "WebAppLaunch"),
+                .product(name: "WebAppLaunchMiddleware", package: "WebAppLaunch"),
             ]
         ),
         // The micro-benchmarks: every measurement in one process and one run.

@@ -11,6 +11,7 @@
 import Foundation
 import LaunchFixtures
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 #if canImport(Glibc)
