@@ -87,16 +87,16 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
         self.port = port
         self.path = path
         self.query = query
-    }
-
-    /// The canonical text: the bytes a launch token carries as its audience.
-    public var description: String {
         var text = "\(scheme)://\(host)"
         if let port { text += ":\(port)" }
         text += path
         if let query { text += "?\(query)" }
-        return text
+        description = text
     }
+
+    /// The canonical text: the bytes a launch token carries as its audience. Built once, when
+    /// the URL is parsed: every mint writes it into a token.
+    public let description: String
 
     /// Scheme, host and port, as browsers compare origins (`https://example.org:8443`).
     public var origin: String {

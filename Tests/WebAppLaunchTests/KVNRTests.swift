@@ -43,6 +43,20 @@ struct KVNRTests {
         #expect(!KVNR.isValid(Array(value.utf8)))
     }
 
+    @Test("for every letter and 400 random serials, exactly the check digit checkDigit computes is accepted")
+    func validationAgreesWithCheckDigit() throws {
+        for letter in UInt8(ascii: "A")...UInt8(ascii: "Z") {
+            for _ in 0..<400 {
+                let serial = (0..<8).map { _ in Int.random(in: 0...9) }
+                let check = try #require(KVNR.checkDigit(letter: letter, digits: serial))
+                let prefix = [letter] + serial.map { UInt8(0x30 + $0) }
+                for digit in 0...9 {
+                    #expect(KVNR.isValid(prefix + [UInt8(0x30 + digit)]) == (digit == check), "\(prefix) \(digit)")
+                }
+            }
+        }
+    }
+
     @Test("a KVNR prints masked, never in full")
     func masked() throws {
         let kvnr = try #require(KVNR("A123456780"))

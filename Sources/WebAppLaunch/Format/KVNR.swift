@@ -20,11 +20,19 @@ public struct KVNR: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter bytes: The candidate's UTF-8 bytes.
     /// - Returns: `true` only for `[A-Z][0-9]{9}` with the right check digit.
     public static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
-        guard bytes.count == 10, let first = bytes.first, (0x41...0x5A).contains(first) else { return false }
-        let digits = bytes.dropFirst()
-        guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
-        let values = digits.map { Int($0 - 0x30) }
-        return checkDigit(letter: first, digits: values.prefix(8)) == values[8]
+        guard bytes.count == 10, let letter = bytes.first, (0x41...0x5A).contains(letter) else { return false }
+        // One pass, nothing allocated: every verified launch checks a KVNR.
+        let position = Int(letter - 0x40)
+        var total = weighted(position / 10, at: 0) + weighted(position % 10, at: 1)
+        var index = 2
+        var check = 0
+        for byte in bytes.dropFirst() {
+            guard (0x30...0x39).contains(byte) else { return false }
+            let digit = Int(byte - 0x30)
+            if index == 10 { check = digit } else { total += weighted(digit, at: index) }
+            index += 1
+        }
+        return total % 10 == check
     }
 
     /// Computes the check digit for a letter and eight digits.
@@ -36,13 +44,17 @@ public struct KVNR: Sendable, Hashable, CustomStringConvertible {
     public static func checkDigit(letter: UInt8, digits: some Collection<Int>) -> Int? {
         guard (0x41...0x5A).contains(letter), digits.count == 8, digits.allSatisfy({ (0...9).contains($0) }) else { return nil }
         let position = Int(letter - 0x40)
-        let sequence = [position / 10, position % 10] + Array(digits)
-        var total = 0
-        for (index, digit) in sequence.enumerated() {
-            let product = digit * (index % 2 == 0 ? 1 : 2)
-            total += product / 10 + product % 10
-        }
+        var total = weighted(position / 10, at: 0) + weighted(position % 10, at: 1)
+        for (offset, digit) in digits.enumerated() { total += weighted(digit, at: offset + 2) }
         return total % 10
+    }
+
+    /// One digit's share of the check sum: the letter's two position digits come first
+    /// (indices 0 and 1), then the serial digits; weights alternate 1, 2, 1, 2, … and a
+    /// two-digit product counts as its digit sum.
+    private static func weighted(_ digit: Int, at index: Int) -> Int {
+        let product = digit * (index % 2 == 0 ? 1 : 2)
+        return product / 10 + product % 10
     }
 
     /// The KVNR with all but the first letter and the check digit masked, for display and logs

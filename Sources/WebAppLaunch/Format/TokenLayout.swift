@@ -79,6 +79,8 @@ enum TokenLayout {
         let header: LaunchHeader
         /// The header bytes (sealed mode's associated data).
         let headerBytes: ArraySlice<UInt8>
+        /// The audience as it stands in the token, to compare with the registered URLs' bytes.
+        let audienceBytes: ArraySlice<UInt8>
         let body: ArraySlice<UInt8>
     }
 
@@ -101,9 +103,9 @@ enum TokenLayout {
             // SPEC.md §11 step 5: the layout's limits hold for what the MAC covers too; an
             // audience over 2048 bytes can match no registered URL and is malformed, not
             // wrong_audience.
-            guard let appID = String(validating: app, as: UTF8.self), IdentifierSyntax.isValid(appID),
+            guard IdentifierSyntax.isValid(bytes: app), let appID = UTF8Text.decode(app),
                   (1...maximumAudienceByteCount).contains(audience.count),
-                  let audienceText = String(validating: audience, as: UTF8.self)
+                  let audienceText = UTF8Text.decode(audience)
             else {
                 throw LaunchError(.malformed, "the token's app id or audience is not valid text")
             }
@@ -117,7 +119,7 @@ enum TokenLayout {
                 appID: appID,
                 audience: audienceText
             )
-            return Parsed(header: header, headerBytes: blob[..<headerEnd], body: body)
+            return Parsed(header: header, headerBytes: blob[..<headerEnd], audienceBytes: audience, body: body)
         } catch let error as LaunchError {
             throw error
         } catch {
@@ -141,8 +143,8 @@ enum TokenLayout {
         guard ClaimRules.isValidAccessToken(accessToken) else {
             throw LaunchError(.invalidClaims, "the access token is empty, too long or not visible ASCII")
         }
-        guard let firstName = String(validating: first, as: UTF8.self), ClaimRules.isValidName(firstName),
-              let lastName = String(validating: last, as: UTF8.self), ClaimRules.isValidName(lastName)
+        guard let firstName = UTF8Text.decode(first), ClaimRules.isValidName(firstName),
+              let lastName = UTF8Text.decode(last), ClaimRules.isValidName(lastName)
         else {
             throw LaunchError(.invalidClaims, "a name is empty, too long, has control characters or is not NFC")
         }

@@ -101,9 +101,9 @@ package struct SessionPayload: Sendable, Hashable {
             guard hasToken <= 1 else { return nil }
             let token = hasToken == 1 ? try reader.readPrefixed16() : nil
             guard reader.isAtEnd,
-                  let appID = String(validating: app, as: UTF8.self), let kidText = String(validating: kid, as: UTF8.self),
-                  let firstName = String(validating: first, as: UTF8.self), let lastName = String(validating: last, as: UTF8.self),
-                  let kvnr = String(validating: kvnumber, as: UTF8.self), let id = ReplayID(bytes: launchID)
+                  let appID = UTF8Text.decode(app), let kidText = UTF8Text.decode(kid),
+                  let firstName = UTF8Text.decode(first), let lastName = UTF8Text.decode(last),
+                  let kvnr = UTF8Text.decode(kvnumber), let id = ReplayID(bytes: launchID)
             else { return nil }
             let accessToken = token.map { String(decoding: $0, as: UTF8.self) }
             if let token, !ClaimRules.isValidAccessToken(token) { return nil }

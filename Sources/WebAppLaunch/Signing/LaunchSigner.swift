@@ -183,8 +183,11 @@ public struct LaunchSigner: Sendable {
         guard KVNR.isValid(user.kvnumber.utf8) else {
             throw LaunchError(.invalidClaims, "the KVNR must be a letter, eight digits and a correct check digit")
         }
+        // One draw from the CSPRNG for nonce and IV: each RAND_bytes call takes OpenSSL's
+        // locks and its fork check (a getpid system call).
+        let fresh = randomness == nil ? try SecureRandom.bytes(count: TokenLayout.nonceByteCount + AES256GCM.ivByteCount) : []
         let nonce: [UInt8]
-        if let randomness { nonce = randomness.nonce } else { nonce = try SecureRandom.bytes(count: TokenLayout.nonceByteCount) }
+        if let randomness { nonce = randomness.nonce } else { nonce = Array(fresh[..<TokenLayout.nonceByteCount]) }
         let header = LaunchHeader(
             version: TokenLayout.version,
             mode: mode,
@@ -209,7 +212,7 @@ public struct LaunchSigner: Sendable {
             body = claims
         case .sealed:
             let freshIV: [UInt8]
-            if let randomness { freshIV = randomness.iv } else { freshIV = try SecureRandom.bytes(count: AES256GCM.ivByteCount) }
+            if let randomness { freshIV = randomness.iv } else { freshIV = Array(fresh[TokenLayout.nonceByteCount...]) }
             iv = freshIV
             do {
                 body = try AES256GCM.sealPrefixingIV(claims, key: derived.seal, iv: freshIV, associatedData: headerBytes)

@@ -182,7 +182,7 @@ public struct LaunchVerifier: Sendable {
         }
 
         // 5. Audience and app, from configuration only.
-        guard let expected = expected.first(where: { $0.audience.elementsEqual(header.audience.utf8) }) else {
+        guard let expected = expected.first(where: { $0.audience[...] == parsed.audienceBytes }) else {
             throw LaunchError(.wrongAudience, "the token is for another registered URL")
         }
         guard header.appID == appID else {

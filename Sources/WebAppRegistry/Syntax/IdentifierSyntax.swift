@@ -7,13 +7,18 @@ package enum IdentifierSyntax {
     /// The longest identifier, in bytes.
     package static let maximumLength = 64
 
+    // Concrete types, not `some Collection<UInt8>`: the verifier checks a token's app id on
+    // every launch, and a generic function called from another module runs unspecialised
+    // (a heap-boxed iterator step per byte, 40 allocations per check).
+
     /// Whether a text is an identifier.
-    package static func isValid(_ text: some StringProtocol) -> Bool {
-        isValid(bytes: text.utf8)
+    package static func isValid(_ text: String) -> Bool {
+        let bytes = text.utf8
+        return !bytes.isEmpty && bytes.count <= maximumLength && bytes.allSatisfy(isIdentifierByte)
     }
 
     /// Whether bytes spell an identifier (for parsers that hold raw bytes).
-    package static func isValid(bytes: some Collection<UInt8>) -> Bool {
+    package static func isValid(bytes: ArraySlice<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.count <= maximumLength && bytes.allSatisfy(isIdentifierByte)
     }
 
