@@ -13,6 +13,8 @@ public final class LaunchMetrics: Sendable {
     /// per request would cost a registry lookup and allocations on the launch path.
     private let counters = Mutex<[String: Counter]>([:])
     private let timers = Mutex<[String: Timer]>([:])
+    /// The accepted-launch counter per app, looked up by the app id alone (no key to build).
+    private let acceptedCounters = Mutex<[String: Counter]>([:])
 
     /// Creates the metrics.
     /// - Parameter factory: Where they are reported; the global metrics system by default.
@@ -22,8 +24,13 @@ public final class LaunchMetrics: Sendable {
 
     /// Counts an accepted launch and records how long verification and the replay claim took.
     func accepted(app: String, duration: Duration) {
-        counter("webapp_launch_accepted_total", [("app", app)]).increment()
         let factory = factory
+        acceptedCounters.withLock { counters in
+            if let counter = counters[app] { return counter }
+            let counter = Counter(label: "webapp_launch_accepted_total", dimensions: [("app", app)], factory: factory)
+            counters[app] = counter
+            return counter
+        }.increment()
         timers.withLock { timers in
             if let timer = timers[app] { return timer }
             let timer = Timer(label: "webapp_launch_verify_duration_seconds", dimensions: [("app", app)], factory: factory)

@@ -168,7 +168,8 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         var response = Response(status: .seeOther)
         response.headers[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
         let secure = audience.scheme == "https"
-        response.setCookie(Cookie(
+        // Appended as one field: `setCookie` would re-read and re-validate every Set-Cookie.
+        response.headers.append(HTTPField(name: .setCookie, value: Cookie(
             name: Self.cookieName(for: audience, appID: verifier.appID),
             value: value,
             maxAge: Int(clamping: sessionLifetime),
@@ -176,7 +177,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             secure: secure,
             httpOnly: true,
             sameSite: .lax
-        ))
+        ).description))
         return response
     }
 

@@ -31,12 +31,15 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
     public init(contentSecurityPolicy: String? = nil, strictTransportSecurity: Bool = false) {
         self.contentSecurityPolicy = contentSecurityPolicy ?? Self.defaultContentSecurityPolicy
         self.strictTransportSecurity = strictTransportSecurity
+        headers = Self.headers(contentSecurityPolicy: self.contentSecurityPolicy, strictTransportSecurity: strictTransportSecurity)
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             var response = try await next(request, context)
-            for field in headers { response.headers[field.name] = field.value }
+            // Whole fields, checked once in init: setting a String value would validate it
+            // again on every response (the policy alone is over a hundred bytes).
+            for field in headers { response.headers[fields: field.name] = [field] }
             return response
         } catch {
             if !(error is any HTTPResponseError) {
@@ -46,8 +49,11 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
         }
     }
 
-    /// The headers every response gets.
-    var headers: HTTPFields {
+    /// The fields every response gets, built and validated once.
+    let headers: HTTPFields
+
+    /// Builds the fields every response gets, for ``headers``.
+    static func headers(contentSecurityPolicy: String, strictTransportSecurity: Bool) -> HTTPFields {
         var fields = HTTPFields()
         fields[.cacheControl] = "no-store"
         fields[Self.referrerPolicy] = "no-referrer"

@@ -56,15 +56,17 @@ public struct LaunchSession: Sendable, Hashable, Codable, CustomStringConvertibl
     /// - Throws: `invalid_claims` when a field breaks the claim rules or `launchID` is not 32
     ///   hex digits (never for a session made from a verified launch).
     func payload() throws(LaunchError) -> SessionPayload {
-        let digits = Array(launchID.utf8)
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count - 1, by: 2) {
-            guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else { break }
-            bytes.append(high << 4 | low)
+        // Straight into the id's two halves: no byte array, no generic initialiser.
+        var high: UInt64 = 0, low: UInt64 = 0, count = 0
+        for digit in launchID.utf8 {
+            guard count < 32, let value = Self.hexValue(digit) else {
+                throw LaunchError(.invalidClaims, "the session's launch id is not 32 hex digits")
+            }
+            if count < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            count += 1
         }
-        guard digits.count == 32, let id = ReplayID(bytes: bytes) else {
-            throw LaunchError(.invalidClaims, "the session's launch id is not 32 hex digits")
-        }
+        guard count == 32 else { throw LaunchError(.invalidClaims, "the session's launch id is not 32 hex digits") }
+        let id = ReplayID(high: high, low: low)
         return try SessionPayload(
             expiresAt: expiresAt, appID: appID, kid: kid, launchID: id,
             firstName: firstName, lastName: lastName, kvnumber: kvnumber, accessToken: accessToken
