@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import NIOCore
-import NIOPosix
 
 /// `webapp-launch`: mint, verify and inspect launch URLs, manage keys, run the web app.
 @main
@@ -25,11 +23,6 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
     /// Runs the command, mapping every usage or configuration error to exit code 2 with one
     /// line on stderr (argument-parser's default would be 64 and a usage block).
     static func main() async {
-        // Tasks run on NIO's event loops rather than on a second pool of threads: each request
-        // otherwise hops from the event loop that read it to a cooperative thread and back,
-        // two context switches per request that cost more than verifying the launch. Must
-        // happen before the first task is enqueued; the return value only says whether it took.
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -161,6 +162,36 @@ struct PostgresReplayStoreTests {
             }
             #expect(recovered)
         }
+    }
+
+    @Test("stopped while PostgreSQL is down and claims are waiting, the store returns within its deadlines and grants nothing")
+    func stopsPromptlyDuringAnOutage() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(500))
+        let stopped = Atomic<Bool>(false)
+        let running = Task {
+            await store.run()
+            stopped.store(true, ordering: .releasing)
+        }
+        #expect(try await store.claim(ReplayID(high: 2, low: 1), until: 5_000, now: 100))
+        try cluster.stop()
+        let outage = Task {
+            await withTaskGroup(of: Bool.self) { group in
+                for n in 0..<12 {
+                    group.addTask { (try? await store.claim(ReplayID(high: 2, low: UInt64(10 + n)), until: 5_000, now: 100)) == true }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(150))  // the claims wait in the queue or in their statements
+        running.cancel()
+        // Bounded: 60 × 100 ms. A statement that waited on the stopped pool forever used to hold
+        // run() (and with it the server's shutdown) for good.
+        for _ in 0..<60 where !stopped.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(100)) }
+        let returned = stopped.load(ordering: .acquiring)
+        #expect(returned, "run() did not return within 6 s of being cancelled")
+        #expect(await outage.value == 0, "a claim was granted while the database was down")
     }
 
     @Test("without sslmode, TLS is required for any database host but loopback", arguments: [
