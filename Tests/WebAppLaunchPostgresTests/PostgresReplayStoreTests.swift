@@ -186,8 +186,8 @@ struct PostgresReplayStoreTests {
         }
         try await Task.sleep(for: .milliseconds(150))  // the claims wait in the queue or in their statements
         running.cancel()
-        // Bounded: 60 × 100 ms. A statement that waited on the stopped pool forever used to hold
-        // run() (and with it the server's shutdown) for good.
+        // Bounded: 60 × 100 ms. A statement waiting on a dead pool must not hold run(), and with
+        // it the server's shutdown, beyond the claims' deadlines.
         for _ in 0..<60 where !stopped.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(100)) }
         let returned = stopped.load(ordering: .acquiring)
         #expect(returned, "run() did not return within 6 s of being cancelled")
