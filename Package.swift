@@ -44,13 +44,16 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // One AVX2 kernel (base64url decoding of whole blocks), chosen at run time: Swift
+        // cannot select vector instructions per function.
+        .target(name: "CWebAppLaunchSIMD"),
         .target(
             name: "WebAppRegistry",
             swiftSettings: strictSettings
         ),
         .target(
             name: "WebAppLaunch",
-            dependencies: ["COpenSSL", "WebAppRegistry"],
+            dependencies: ["COpenSSL", "CWebAppLaunchSIMD", "WebAppRegistry"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -107,6 +107,45 @@ static inline int webapplaunch_hmac_sha256_pads_init(
     return ok ? 1 : 0;
 }
 
+/// Writes a SHA-256 state's eight words as the 32-byte big-endian digest.
+static inline void webapplaunch_sha256_state_digest(const SHA256_CTX *ctx, unsigned char *out) {
+    for (int i = 0; i < 8; i++) {
+        out[4 * i] = (unsigned char)(ctx->h[i] >> 24);
+        out[4 * i + 1] = (unsigned char)(ctx->h[i] >> 16);
+        out[4 * i + 2] = (unsigned char)(ctx->h[i] >> 8);
+        out[4 * i + 3] = (unsigned char)ctx->h[i];
+    }
+}
+
+/// HMAC-SHA256 of exactly 16 bytes (a launch nonce, for its replay id): each pad state
+/// needs one more block, so this builds the two padded blocks (FIPS 180-4 §5.1.1: 0x80,
+/// zeros, the length in bits of pad block plus message) and runs one compression on each,
+/// without the buffering of SHA256_Update and SHA256_Final. Same function, bit for bit, as
+/// webapplaunch_hmac_sha256_pads_mac on 16 bytes (the tests compare both with EVP_MAC).
+static inline int webapplaunch_hmac_sha256_pads_mac16(
+    const webapplaunch_hmac_sha256_pads *pads, const unsigned char *message, unsigned char *out
+) {
+    unsigned char block[SHA256_CBLOCK];
+    SHA256_CTX ctx = pads->inner;
+    memcpy(block, message, 16);
+    block[16] = 0x80;
+    memset(block + 17, 0, sizeof block - 17);
+    block[62] = (unsigned char)(((64 + 16) * 8) >> 8);  /* 640 bits */
+    block[63] = (unsigned char)((64 + 16) * 8);
+    SHA256_Transform(&ctx, block);
+    webapplaunch_sha256_state_digest(&ctx, block);
+    block[32] = 0x80;
+    memset(block + 33, 0, sizeof block - 33);
+    block[62] = (unsigned char)(((64 + 32) * 8) >> 8);  /* 768 bits */
+    block[63] = (unsigned char)((64 + 32) * 8);
+    ctx = pads->outer;
+    SHA256_Transform(&ctx, block);
+    webapplaunch_sha256_state_digest(&ctx, out);
+    OPENSSL_cleanse(&ctx, sizeof ctx);
+    OPENSSL_cleanse(block, sizeof block);
+    return 1;
+}
+
 /// HMAC-SHA256 of `message` under the key the pads were made from; writes 32 bytes to
 /// `out`. The states are copied onto this stack frame and the copies cleansed afterwards.
 static inline int webapplaunch_hmac_sha256_pads_mac(

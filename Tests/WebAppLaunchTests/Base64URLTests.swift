@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @_spi(Testing) @testable import WebAppLaunch
 
@@ -64,6 +65,61 @@ struct Base64URLTests {
             #expect((Base64URL.decode(three) != nil) == (value & 0x03 == 0), "\(three)")
             if let bytes = Base64URL.decode(two) { #expect(Base64URL.encode(bytes) == two) }
             if let bytes = Base64URL.decode(three) { #expect(Base64URL.encode(bytes) == three) }
+        }
+    }
+
+    // Tokens are over a kilobyte: on a CPU with AVX2 their bulk is encoded and decoded by
+    // the vector kernels, 24 bytes / 32 characters at a time, and only the tail by the
+    // table loops. These tests hold the kernels to the reference at every length and
+    // every position, so a lane or block-boundary mistake cannot hide behind short inputs.
+
+    @Test("on a CPU with AVX2 the vector kernels are the ones in use")
+    func vectorKernelsInUse() throws {
+        let flags = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ") } ?? []
+        #expect(Base64URL.usesVectorKernels == flags.contains("avx2"))
+    }
+
+    @Test("random bytes of every length from 0 to 700 encode like the reference encoder and decode back")
+    func longRoundTrip() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...700 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = Base64URL.encode(bytes)
+            #expect(text == ReferenceBase64URL.encode(bytes), "length \(length)")
+            #expect(Base64URL.decode(text) == bytes, "length \(length)")
+        }
+    }
+
+    @Test("every sextet value in every position of a block round-trips (all 64 characters in every lane)")
+    func everyCharacterInEveryLane() {
+        // 64 characters, rotated by one per text, so each value visits every position of
+        // the 32-character block and of its 12-byte lanes.
+        let alphabet = ReferenceBase64URL.alphabet.map { $0.asciiValue! }
+        for shift in 0..<64 {
+            let text = (0..<192).map { alphabet[($0 + shift) % 64] }
+            let decoded = Self.decodeRaw(text)
+            #expect(decoded.map { Array(Base64URL.encode($0).utf8) } == text, "shift \(shift)")
+        }
+    }
+
+    @Test("a byte outside the alphabet anywhere in a long text is rejected")
+    func rejectsAnywhereInLongText() {
+        let alphabet = Set(ReferenceBase64URL.alphabet.map { $0.asciiValue! })
+        let outside = (UInt8.min...UInt8.max).filter { !alphabet.contains($0) }
+        let valid = Array(Base64URL.encode((0..<150).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)  // 200 characters
+        for position in valid.indices {
+            var text = valid
+            text[position] = outside[position % outside.count]
+            #expect(Self.decodeRaw(text) == nil, "byte \(text[position]) at \(position)")
+        }
+        // Every outside byte, in the first and the last lane of a vector block.
+        for byte in outside {
+            for position in [0, 15, 16, 31, 100] {
+                var text = valid
+                text[position] = byte
+                #expect(Self.decodeRaw(text) == nil, "byte \(byte) at \(position)")
+            }
         }
     }
 }

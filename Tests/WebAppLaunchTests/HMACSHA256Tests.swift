@@ -91,4 +91,21 @@ struct HMACSHA256Tests {
             #expect(try pads.authenticationCode(message: message) == pads.authenticationCode(message: message))
         }
     }
+
+    @Test("16-byte messages (nonces, on the one-compression path) agree with EVP_MAC for random keys and nonces")
+    func sixteenByteMessagesAgreeWithEVP() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<500 {
+            let key = (0..<(round % 131)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let pads = try HMACSHA256Pads(key: key)
+            #expect(try pads.authenticationCode(message: nonce) == HMACSHA256Key(key: key).authenticationCode(message: nonce), "key \(key.count) B")
+        }
+        // The messages on either side of 16 bytes take the general path and still agree.
+        let key = Array(repeating: UInt8(0x0B), count: 32)
+        for length in [15, 16, 17] {
+            let message = Array(repeating: UInt8(0xA5), count: length)
+            #expect(try HMACSHA256Pads(key: key).authenticationCode(message: message) == HMACSHA256Key(key: key).authenticationCode(message: message))
+        }
+    }
 }

@@ -15,6 +15,15 @@ struct KeyAttackTests {
                 $0.kid = Array("nobody".utf8)
                 $0.macKid = "nobody"
             }.token, expect: .unknownKey),
+            // The kid is looked up byte for byte: a prefix, an extension or another case of a
+            // real kid names no key.
+        ] + ["curren", "currentt", "CURRENT", "Current", "current\u{0}"].map { kid in
+            .token("a kid spelled almost like `current` (\(kid.debugDescription)) is unknown", base.with {
+                $0.keyring = AttackFixtures.impostorKeyring
+                $0.kid = Array(kid.utf8)
+                $0.macKid = "nobody"
+            }.token, expect: kid.contains("\u{0}") ? .malformed : .unknownKey)
+        } + [
             .token("a revoked kid, properly MACed with the revoked key", base.with {
                 $0.kid = Array("gone".utf8)
                 $0.macKid = "gone"

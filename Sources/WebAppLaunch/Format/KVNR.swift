@@ -16,6 +16,13 @@ public struct KVNR: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
+    /// Adopts a value the caller has just checked with ``isValid(_:)`` (the verifier, which
+    /// validates the token's bytes before it makes a `String` of them), so it is not checked twice.
+    init(validated value: String) {
+        assert(Self.isValid(value.utf8), "KVNR(validated:) takes only validated values")
+        self.value = value
+    }
+
     /// Whether the bytes are a KVNR with a correct check digit.
     /// - Parameter bytes: The candidate's UTF-8 bytes.
     /// - Returns: `true` only for `[A-Z][0-9]{9}` with the right check digit.

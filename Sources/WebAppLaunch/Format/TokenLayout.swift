@@ -51,11 +51,12 @@ enum TokenLayout {
     /// is interpreted until the MAC has been verified.
     struct Prefix {
         let mode: LaunchMode
-        let kid: ArraySlice<UInt8>
+        /// The kid's offsets in the token.
+        let kid: Range<Int>
     }
 
     /// Reads version, mode and kid (shape only).
-    static func prefix(of blob: [UInt8]) throws(LaunchError) -> Prefix {
+    static func prefix(of blob: UnsafeRawBufferPointer) throws(LaunchError) -> Prefix {
         guard blob.count >= minimumByteCount else { throw LaunchError(.malformed, "the token is too short") }
         guard blob[0] == version else {
             throw LaunchError(.unsupportedVersion, "the token's format version is not supported")
@@ -67,71 +68,98 @@ enum TokenLayout {
         guard kidLength >= 1, kidLength <= KeyringKey.maximumKeyIDLength, 3 + kidLength <= blob.count - macByteCount else {
             throw LaunchError(.malformed, "the token's kid length is out of range")
         }
-        let kid = blob[3..<(3 + kidLength)]
-        guard kid.allSatisfy(IdentifierSyntax.isIdentifierByte) else {
+        let kid = 3..<(3 + kidLength)
+        guard IdentifierSyntax.isValid(bytes: UnsafeRawBufferPointer(rebasing: blob[kid])) else {
             throw LaunchError(.malformed, "the token's kid has invalid characters")
         }
         return Prefix(mode: mode, kid: kid)
     }
 
-    /// The whole token, parsed after its MAC was verified (or, for inspection, without).
+    /// Where each field of a token lies: offsets into the token's bytes, read in place.
+    struct Fields {
+        let mode: LaunchMode
+        let kid: Range<Int>
+        let issuedAt: UInt64
+        let expiresAt: UInt64
+        let nonce: Range<Int>
+        /// A valid identifier.
+        let app: Range<Int>
+        /// 1 to 2048 bytes of valid UTF-8.
+        let audience: Range<Int>
+        /// The header is `0..<headerEnd` (sealed mode's associated data).
+        let headerEnd: Int
+        let body: Range<Int>
+    }
+
+    /// Reads the structure in place, after the MAC was verified (or, for inspection,
+    /// without). Lengths must consume the token exactly; the app id must be an identifier
+    /// and the audience valid UTF-8 of 1 to 2048 bytes.
+    static func fields(of blob: UnsafeRawBufferPointer) throws(LaunchError) -> Fields {
+        let prefix = try prefix(of: blob)
+        var reader = RawByteReader(UnsafeRawBufferPointer(rebasing: blob[..<(blob.count - macByteCount)]))
+        let issuedAt: UInt64, expiresAt: UInt64, nonce: Range<Int>, app: Range<Int>, audience: Range<Int>
+        let headerEnd: Int, body: Range<Int>
+        do throws(RawByteReader.OutOfBounds) {
+            _ = try reader.read(prefix.kid.upperBound)  // version, mode, kid: read by `prefix`
+            issuedAt = try reader.readUInt64()
+            expiresAt = try reader.readUInt64()
+            nonce = try reader.read(nonceByteCount)
+            app = try reader.readPrefixed8()
+            audience = try reader.readPrefixed16()
+            headerEnd = reader.position
+            body = try reader.readPrefixed32()
+        } catch {
+            throw LaunchError(.malformed, "the token's lengths do not match its size")
+        }
+        guard reader.isAtEnd else { throw LaunchError(.malformed, "the token has trailing bytes") }
+        // SPEC.md §11 step 5: the layout's limits hold for what the MAC covers too; an
+        // audience over 2048 bytes can match no registered URL and is malformed, not
+        // wrong_audience.
+        guard IdentifierSyntax.isValid(bytes: UnsafeRawBufferPointer(rebasing: blob[app])),
+              (1...maximumAudienceByteCount).contains(audience.count),
+              UTF8Text.isValid(UnsafeRawBufferPointer(rebasing: blob[audience]))
+        else {
+            throw LaunchError(.malformed, "the token's app id or audience is not valid text")
+        }
+        return Fields(
+            mode: prefix.mode, kid: prefix.kid, issuedAt: issuedAt, expiresAt: expiresAt, nonce: nonce,
+            app: app, audience: audience, headerEnd: headerEnd, body: body
+        )
+    }
+
+    /// The whole token as values, for inspection and tests.
     struct Parsed {
         let header: LaunchHeader
         /// The header bytes (sealed mode's associated data).
         let headerBytes: ArraySlice<UInt8>
-        /// The audience as it stands in the token, to compare with the registered URLs' bytes.
-        let audienceBytes: ArraySlice<UInt8>
         let body: ArraySlice<UInt8>
     }
 
-    /// Parses the structure. Lengths must consume the token exactly.
+    /// Parses the structure into values (``fields(of:)``, then copies).
     static func parse(_ blob: [UInt8]) throws(LaunchError) -> Parsed {
-        let prefix = try prefix(of: blob)
-        var reader = ByteReader(blob[..<(blob.count - macByteCount)])
-        do {
-            _ = try reader.readByte()
-            _ = try reader.readByte()
-            let kid = try reader.readPrefixed8()
-            let issuedAt = try reader.readUInt64()
-            let expiresAt = try reader.readUInt64()
-            let nonce = try reader.read(nonceByteCount)
-            let app = try reader.readPrefixed8()
-            let audience = try reader.readPrefixed16()
-            let headerEnd = reader.position
-            let body = try reader.readPrefixed32()
-            guard reader.isAtEnd else { throw LaunchError(.malformed, "the token has trailing bytes") }
-            // SPEC.md §11 step 5: the layout's limits hold for what the MAC covers too; an
-            // audience over 2048 bytes can match no registered URL and is malformed, not
-            // wrong_audience.
-            guard IdentifierSyntax.isValid(bytes: app), let appID = UTF8Text.decode(app),
-                  (1...maximumAudienceByteCount).contains(audience.count),
-                  let audienceText = UTF8Text.decode(audience)
-            else {
-                throw LaunchError(.malformed, "the token's app id or audience is not valid text")
-            }
-            let header = LaunchHeader(
-                version: version,
-                mode: prefix.mode,
-                kid: String(decoding: kid, as: UTF8.self),
-                issuedAt: issuedAt,
-                expiresAt: expiresAt,
-                nonce: Array(nonce),
-                appID: appID,
-                audience: audienceText
-            )
-            return Parsed(header: header, headerBytes: blob[..<headerEnd], audienceBytes: audience, body: body)
-        } catch let error as LaunchError {
-            throw error
-        } catch {
-            throw LaunchError(.malformed, "the token's lengths do not match its size")
-        }
+        let fields = try blob.withUnsafeBytes { blob in
+            Result { () throws(LaunchError) in try Self.fields(of: blob) }
+        }.get()
+        func text(_ range: Range<Int>) -> String { String(decoding: blob[range], as: UTF8.self) }
+        let header = LaunchHeader(
+            version: version,
+            mode: fields.mode,
+            kid: text(fields.kid),
+            issuedAt: fields.issuedAt,
+            expiresAt: fields.expiresAt,
+            nonce: Array(blob[fields.nonce]),
+            appID: text(fields.app),
+            audience: text(fields.audience)
+        )
+        return Parsed(header: header, headerBytes: blob[..<fields.headerEnd], body: blob[fields.body])
     }
 
-    /// Parses and validates a claims block, reading the fields in place.
-    static func parseClaims(_ bytes: ArraySlice<UInt8>) throws(LaunchError) -> LaunchClaims {
-        var reader = ByteReader(bytes)
-        let accessToken: ArraySlice<UInt8>, first: ArraySlice<UInt8>, last: ArraySlice<UInt8>, kvnr: ArraySlice<UInt8>
-        do {
+    /// Parses and validates a claims block, reading the fields in place and copying only
+    /// the four values it returns.
+    static func claims(in bytes: UnsafeRawBufferPointer) throws(LaunchError) -> LaunchClaims {
+        var reader = RawByteReader(bytes)
+        let accessToken: Range<Int>, first: Range<Int>, last: Range<Int>, kvnr: Range<Int>
+        do throws(RawByteReader.OutOfBounds) {
             accessToken = try reader.readPrefixed16()
             first = try reader.readPrefixed16()
             last = try reader.readPrefixed16()
@@ -140,22 +168,23 @@ enum TokenLayout {
             throw LaunchError(.invalidClaims, "the claims block's lengths do not match its size")
         }
         guard reader.isAtEnd else { throw LaunchError(.invalidClaims, "the claims block has trailing bytes") }
-        guard ClaimRules.isValidAccessToken(accessToken) else {
+        func field(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[range]) }
+        guard ClaimRules.isValidAccessToken(field(accessToken)) else {
             throw LaunchError(.invalidClaims, "the access token is empty, too long or not visible ASCII")
         }
-        guard let firstName = UTF8Text.decode(first), ClaimRules.isValidName(firstName),
-              let lastName = UTF8Text.decode(last), ClaimRules.isValidName(lastName)
+        guard let firstName = UTF8Text.decode(field(first)), ClaimRules.isValidName(firstName),
+              let lastName = UTF8Text.decode(field(last)), ClaimRules.isValidName(lastName)
         else {
             throw LaunchError(.invalidClaims, "a name is empty, too long, has control characters or is not NFC")
         }
-        guard KVNR.isValid(kvnr) else {
+        guard KVNR.isValid(field(kvnr)) else {
             throw LaunchError(.invalidClaims, "the KVNR fails its syntax or check digit")
         }
         return LaunchClaims(
-            accessToken: accessToken.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) },
+            accessToken: String(decoding: field(accessToken), as: UTF8.self),
             firstName: firstName,
             lastName: lastName,
-            kvnr: KVNR(String(decoding: kvnr, as: UTF8.self))!
+            kvnr: KVNR(validated: String(decoding: field(kvnr), as: UTF8.self))
         )
     }
 }

@@ -11,12 +11,30 @@ enum UTF8Text {
     /// - Returns: The text, or `nil` for invalid UTF-8 (overlong forms, surrogates, truncated
     ///   sequences, bytes that never occur in UTF-8).
     static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var high: UInt8 = 0
-            for byte in buffer { high |= byte }
-            // Every byte below 0x80: ASCII, which is valid UTF-8 as it stands.
-            if high < 0x80 { return String(decoding: buffer, as: UTF8.self) }
-            return String(validating: buffer, as: UTF8.self)
-        }
+        bytes.withUnsafeBytes { decode($0) }
+    }
+
+    /// The borrowed bytes as a `String` if they are valid UTF-8.
+    /// - Parameter bytes: Bytes of a token read in place.
+    /// - Returns: The text, or `nil` for invalid UTF-8.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
+        // Every byte below 0x80: ASCII, which is valid UTF-8 as it stands.
+        if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Whether the borrowed bytes are valid UTF-8, without keeping a `String` of them (a
+    /// field the caller compares as bytes and never needs as text).
+    /// - Parameter bytes: Bytes of a token read in place.
+    /// - Returns: `false` for invalid UTF-8, by the same rule as `decode`.
+    static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    /// One branch-free pass: whether every byte is below 0x80.
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80
     }
 }

@@ -78,21 +78,55 @@ enum AES256GCM {
         iv: ArraySlice<UInt8>,
         associatedData: ArraySlice<UInt8>
     ) throws(OpenFailure) -> [UInt8] {
+        let opened = sealed.withUnsafeBytes { sealed in
+            iv.withUnsafeBytes { iv in
+                associatedData.withUnsafeBytes { associatedData in
+                    Result { () throws(OpenFailure) in try open(sealed, key: key, iv: iv, associatedData: associatedData) }
+                }
+            }
+        }
+        return try opened.get()
+    }
+
+    /// Authenticates and decrypts borrowed bytes (the verifier reads a token in place).
+    /// - Parameters: As for the `ArraySlice` overload.
+    /// - Returns: The plaintext, only when the tag verifies.
+    static func open(
+        _ sealed: UnsafeRawBufferPointer,
+        key: AES256GCMKey,
+        iv: UnsafeRawBufferPointer,
+        associatedData: UnsafeRawBufferPointer
+    ) throws(OpenFailure) -> [UInt8] {
         precondition(iv.count == ivByteCount, "AES-256-GCM takes a 12-byte IV")
         guard sealed.count >= tagByteCount else { throw .authenticationFailed }
         var plaintext = [UInt8](repeating: 0, count: sealed.count - tagByteCount)
         let opened = plaintext.withUnsafeMutableBytes { output in
-            sealed.withUnsafeBytes { sealed in
-                iv.withUnsafeBytes { iv in
-                    associatedData.withUnsafeBytes { associatedData in
-                        Result { () throws(OpenFailure) in
-                            try key.open(sealed, iv: iv, associatedData: associatedData, into: output)
-                        }
-                    }
-                }
-            }
+            Result { () throws(OpenFailure) in try key.open(sealed, iv: iv, associatedData: associatedData, into: output) }
         }
         try opened.get()
         return plaintext
+    }
+
+    /// Authenticates and decrypts in place: the verifier opens a sealed token body inside
+    /// the token's own buffer, so the claims need no buffer of their own.
+    /// - Parameters:
+    ///   - sealed: `ciphertext || tag`; on success its first `count - 16` bytes hold the
+    ///     plaintext, on failure they hold garbage and must not be read.
+    ///   - key: The key (its keyed contexts are reused).
+    ///   - iv: 12 bytes, outside `sealed`.
+    ///   - associatedData: The associated data given when sealing, outside `sealed`.
+    /// - Returns: The plaintext: the front of `sealed`.
+    static func openInPlace(
+        _ sealed: UnsafeMutableRawBufferPointer,
+        key: AES256GCMKey,
+        iv: UnsafeRawBufferPointer,
+        associatedData: UnsafeRawBufferPointer
+    ) throws(OpenFailure) -> UnsafeRawBufferPointer {
+        precondition(iv.count == ivByteCount, "AES-256-GCM takes a 12-byte IV")
+        guard sealed.count >= tagByteCount else { throw .authenticationFailed }
+        // GCM decrypts a block in place (input and output the same address, as OpenSSL allows).
+        let plaintext = UnsafeMutableRawBufferPointer(rebasing: sealed[..<(sealed.count - tagByteCount)])
+        try key.open(UnsafeRawBufferPointer(sealed), iv: iv, associatedData: associatedData, into: plaintext)
+        return UnsafeRawBufferPointer(plaintext)
     }
 }

@@ -10,12 +10,17 @@ final class ContextPool: Sendable {
     // Invariant: a context in `parked` is referenced only by that array; between `take` and
     // `give` it is referenced only by the borrowing caller.
     private let parked = Mutex<[PooledContext]>([])
+    // Invariant: `ready` holds one more parked context's address, or 0. A context moves in
+    // and out of it by one atomic exchange, so the common case (one context in use at a
+    // time per key) takes no lock; only a second concurrent borrower reaches `parked`.
+    private let ready = Atomic<UInt>(0)
     private let capacity: Int
     private let free: @Sendable (OpaquePointer) -> Void
 
     /// Creates an empty pool.
     /// - Parameters:
-    ///   - capacity: The most contexts kept parked; more are freed when given back.
+    ///   - capacity: The most contexts kept parked besides the one ready context; more are
+    ///     freed when given back.
     ///   - free: Frees a context (and cleanses the key material in it).
     init(capacity: Int = 16, free: @escaping @Sendable (OpaquePointer) -> Void) {
         self.capacity = capacity
@@ -23,6 +28,7 @@ final class ContextPool: Sendable {
     }
 
     deinit {
+        if let context = OpaquePointer(bitPattern: ready.exchange(0, ordering: .acquiring)) { free(context) }
         for context in parked.withLock({ $0 }) { free(context.pointer) }
     }
 
@@ -30,6 +36,7 @@ final class ContextPool: Sendable {
     /// - Parameter make: Creates and keys a context.
     /// - Returns: A context owned by the caller until ``give(_:)`` or ``discard(_:)``.
     func take(orMake make: () throws(CryptoFailure) -> OpaquePointer) throws(CryptoFailure) -> OpaquePointer {
+        if let context = OpaquePointer(bitPattern: ready.exchange(0, ordering: .acquiring)) { return context }
         if let context = parked.withLock({ $0.popLast() }) { return context.pointer }
         return try make()
     }
@@ -37,6 +44,7 @@ final class ContextPool: Sendable {
     /// Returns a context that completed its operation.
     /// - Parameter pointer: A context from ``take(orMake:)``.
     func give(_ pointer: OpaquePointer) {
+        if ready.compareExchange(expected: 0, desired: UInt(bitPattern: Int(bitPattern: pointer)), ordering: .releasing).exchanged { return }
         let context = PooledContext(pointer: pointer)
         let kept = parked.withLock { parked in
             guard parked.count < capacity else { return false }

@@ -46,6 +46,15 @@ final class HMACSHA256Pads: @unchecked Sendable {
     ///   - output: Exactly 32 writable bytes that receive the MAC.
     func authenticate(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(CryptoFailure) {
         precondition(output.count == Self.outputByteCount, "an HMAC-SHA256 output buffer holds 32 bytes")
+        if message.count == 16 {
+            // A nonce: one compression per pad state (the replay id of every launch).
+            _ = webapplaunch_hmac_sha256_pads_mac16(
+                pads,
+                message.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            )
+            return
+        }
         let ok = webapplaunch_hmac_sha256_pads_mac(
             pads,
             message.baseAddress?.assumingMemoryBound(to: UInt8.self),

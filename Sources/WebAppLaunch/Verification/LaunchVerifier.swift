@@ -29,7 +29,11 @@ public struct LaunchVerifier: Sendable {
     /// The canonical audiences, and each one's query components, precomputed.
     /// The parameters are raw bytes, sorted bytewise: compared as `String`s, Swift's Unicode
     /// canonical equivalence would let `unit=\u{212A}` (KELVIN SIGN) pass for `unit=K`.
-    private let expected: [(audience: [UInt8], parameters: [[UInt8]])]
+    /// `text` is the audience as the verifier was configured with it: a verified launch's
+    /// header carries that `String` (equal byte for byte) instead of a copy from the token.
+    private let expected: [(audience: [UInt8], text: String, parameters: [[UInt8]])]
+    /// `appID`'s bytes, compared with the token's in place.
+    private let appIDBytes: [UInt8]
 
     /// Creates a verifier for one app, deriving the app's keys now.
     /// - Parameters:
@@ -49,8 +53,9 @@ public struct LaunchVerifier: Sendable {
         self.policy = policy
         self.expected = audiences.map { audience in
             let parameters = audience.query.map { Self.sortedBytes($0.utf8.split(separator: UInt8(ascii: "&"))) } ?? []
-            return (Array(audience.description.utf8), parameters)
+            return (Array(audience.description.utf8), audience.description, parameters)
         }
+        self.appIDBytes = Array(appID.utf8)
     }
 
     /// Creates a verifier for a registered app.
@@ -108,10 +113,14 @@ public struct LaunchVerifier: Sendable {
     ///   - token: The `launch` value.
     ///   - now: The current time.
     /// - Returns: The verified launch.
+    // Inlinable: a generic function runs unspecialised when called from another module, and
+    // copied the verified launch through value witnesses on every call.
+    @inlinable
     public func verify(token: some StringProtocol, now: Date) throws(LaunchError) -> VerifiedLaunch {
         try verify(token: Substring(token), otherQueryParameters: nil, now: Self.seconds(now))
     }
 
+    @usableFromInline
     static func seconds(_ date: Date) -> UInt64 { UnixSeconds.of(date) }
 
     /// Query pieces as raw bytes in bytewise order (SPEC.md §11 step 9: byte for byte).
@@ -120,20 +129,39 @@ public struct LaunchVerifier: Sendable {
     }
 
     /// The verification proper. `otherQueryParameters == nil` skips the parameter check.
+    @usableFromInline
     func verify(token: Substring, otherQueryParameters: [Substring]?, now: UInt64) throws(LaunchError) -> VerifiedLaunch {
         // 1. Size and shape, before any work proportional to the input.
         guard token.utf8.count <= policy.maximumTokenLength else {
             throw LaunchError(.tooLarge, "the token exceeds \(policy.maximumTokenLength) bytes")
         }
-        var text = token
-        let decoded = text.withUTF8 { Base64URL.decode(utf8: UnsafeRawBufferPointer($0)) }
-        guard let blob = decoded else {
+        // The token is decoded into a buffer of its own and read in place from here on:
+        // fields are offsets into it, and only what the verified launch keeps is copied out.
+        guard let blobCount = Base64URL.decodedByteCount(textCount: token.utf8.count) else {
             throw LaunchError(.malformed, "the token is not canonical unpadded base64url")
         }
+        // The buffer starts with the MAC's label, so the MAC input (label || token without
+        // its MAC) is one contiguous run: one update, as the OpenSSL floor measures.
+        let labelCount = Labels.tokenMAC.count
+        let labelled = UnsafeMutableRawBufferPointer.allocate(byteCount: labelCount + blobCount, alignment: 16)
+        defer { labelled.deallocate() }
+        Labels.tokenMAC.withUnsafeBytes { labelled.copyMemory(from: $0) }
+        var text = token
+        guard text.withUTF8({ Base64URL.decode(utf8: UnsafeRawBufferPointer($0), into: UnsafeMutableRawBufferPointer(rebasing: labelled[labelCount...])) }) else {
+            throw LaunchError(.malformed, "the token is not canonical unpadded base64url")
+        }
+        return try verify(labelled: labelled, labelCount: labelCount, otherQueryParameters: otherQueryParameters, now: now)
+    }
+
+    /// Steps 1 (shape) to 6 over the decoded token, which follows `labelCount` bytes of MAC
+    /// label in `labelled` (mutable: a sealed body is opened in place).
+    private func verify(labelled: UnsafeMutableRawBufferPointer, labelCount: Int, otherQueryParameters: [Substring]?, now: UInt64) throws(LaunchError) -> VerifiedLaunch {
+        let mutableBlob = UnsafeMutableRawBufferPointer(rebasing: labelled[labelCount...])
+        let blob = UnsafeRawBufferPointer(mutableBlob)
         let prefix = try TokenLayout.prefix(of: blob)
 
         // 2. The kid must name a usable key; unknown kids are never replaced by a default.
-        guard let entry = appKeys.entry(kidBytes: prefix.kid) else {
+        guard let entry = appKeys.entry(kidBytes: UnsafeRawBufferPointer(rebasing: blob[prefix.kid])) else {
             throw LaunchError(.unknownKey, "the token's kid is not in the keyring")
         }
         let derived = entry.derived
@@ -143,15 +171,12 @@ public struct LaunchVerifier: Sendable {
 
         // 3. The MAC over label || everything before the MAC, compared in constant time.
         let macStart = blob.count - TokenLayout.macByteCount
+        let macInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(labelled)[..<(labelCount + macStart)])
         var expectedMAC = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         let macResult = withUnsafeMutableBytes(of: &expectedMAC) { expected in
-            blob.withUnsafeBytes { blob in
-                Labels.tokenMAC.withUnsafeBytes { label in
-                    Result { () throws(CryptoFailure) -> Bool in
-                        try derived.mac.authenticate(prefix: label, message: UnsafeRawBufferPointer(rebasing: blob[..<macStart]), into: expected)
-                        return ConstantTime.equals(UnsafeRawBufferPointer(expected), UnsafeRawBufferPointer(rebasing: blob[macStart...]))
-                    }
-                }
+            Result { () throws(CryptoFailure) -> Bool in
+                try derived.mac.authenticate(prefix: UnsafeRawBufferPointer(start: nil, count: 0), message: macInput, into: expected)
+                return ConstantTime.equals(UnsafeRawBufferPointer(expected), UnsafeRawBufferPointer(rebasing: blob[macStart...]))
             }
         }
         let macMatches: Bool
@@ -162,30 +187,30 @@ public struct LaunchVerifier: Sendable {
         guard macMatches else { throw LaunchError(.badSignature, "the token's MAC does not match") }
 
         // Only now is the rest of the token interpreted.
-        let parsed = try TokenLayout.parse(blob)
-        let header = parsed.header
+        let fields = try TokenLayout.fields(of: blob)
 
         // 4. Time, both directions, with overflow-safe arithmetic.
-        guard header.expiresAt > header.issuedAt else {
+        guard fields.expiresAt > fields.issuedAt else {
             throw LaunchError(.invalidLifetime, "the token expires before it is issued")
         }
-        guard header.expiresAt - header.issuedAt <= policy.maximumLifetime else {
+        guard fields.expiresAt - fields.issuedAt <= policy.maximumLifetime else {
             throw LaunchError(.lifetimeTooLong, "the token's lifetime exceeds \(policy.maximumLifetime) seconds")
         }
         let (latestStart, _) = now.addingReportingOverflow(policy.clockSkew)
-        guard header.issuedAt <= latestStart || latestStart < now else {
+        guard fields.issuedAt <= latestStart || latestStart < now else {
             throw LaunchError(.notYetValid, "the token is issued in the future")
         }
-        let (deadline, deadlineOverflow) = header.expiresAt.addingReportingOverflow(policy.clockSkew)
+        let (deadline, deadlineOverflow) = fields.expiresAt.addingReportingOverflow(policy.clockSkew)
         guard deadlineOverflow || now < deadline else {
             throw LaunchError(.expired, "the token has expired")
         }
 
-        // 5. Audience and app, from configuration only.
-        guard let expected = expected.first(where: { $0.audience[...] == parsed.audienceBytes }) else {
+        // 5. Audience and app, from configuration only, compared byte for byte.
+        let audience = UnsafeRawBufferPointer(rebasing: blob[fields.audience])
+        guard let expected = expected.first(where: { Bytes.equal($0.audience, audience) }) else {
             throw LaunchError(.wrongAudience, "the token is for another registered URL")
         }
-        guard header.appID == appID else {
+        guard Bytes.equal(appIDBytes, UnsafeRawBufferPointer(rebasing: blob[fields.app])) else {
             throw LaunchError(.wrongApp, "the token is for another app")
         }
         if let otherQueryParameters, Self.sortedBytes(otherQueryParameters.map(\.utf8)) != expected.parameters {
@@ -194,38 +219,63 @@ public struct LaunchVerifier: Sendable {
 
         // 6. Claims: a signed body is read in place; a sealed one is opened first.
         let claims: LaunchClaims
-        switch header.mode {
+        switch fields.mode {
         case .signed:
-            claims = try TokenLayout.parseClaims(parsed.body)
+            claims = try TokenLayout.claims(in: UnsafeRawBufferPointer(rebasing: blob[fields.body]))
         case .sealed:
-            let body = parsed.body
-            guard body.count >= AES256GCM.ivByteCount + AES256GCM.tagByteCount else {
-                throw LaunchError(.invalidClaims, "the sealed body is too short")
-            }
-            let ivEnd = body.startIndex + AES256GCM.ivByteCount
-            let opened: [UInt8]
-            do {
-                opened = try AES256GCM.open(body[ivEnd...], key: derived.seal, iv: body[..<ivEnd], associatedData: parsed.headerBytes)
-            } catch {
-                switch error {
-                case .authenticationFailed: throw LaunchError(.invalidClaims, "the sealed claims do not decrypt")
-                case .crypto(let failure): throw LaunchError(failure)
-                }
-            }
-            claims = try TokenLayout.parseClaims(opened[...])
+            claims = try Self.openClaims(
+                UnsafeMutableRawBufferPointer(rebasing: mutableBlob[fields.body]),
+                key: derived.seal,
+                associatedData: UnsafeRawBufferPointer(rebasing: blob[..<fields.headerEnd])
+            )
         }
 
+        let nonce = UnsafeRawBufferPointer(rebasing: blob[fields.nonce])
         let replayID: ReplayID
         do {
-            replayID = try derived.replayID(nonce: header.nonce)
+            replayID = try derived.replayID(nonce: nonce)
         } catch {
             throw LaunchError(error)
         }
+        // The header's texts are the configured ones the token's bytes equal (kid, app id,
+        // audience): nothing the verifier already holds is copied again.
+        let header = LaunchHeader(
+            version: TokenLayout.version,
+            mode: fields.mode,
+            kid: entry.key.kid,
+            issuedAt: fields.issuedAt,
+            expiresAt: fields.expiresAt,
+            nonce: Array(nonce),
+            appID: appID,
+            audience: expected.text
+        )
         return VerifiedLaunch(
             header: header,
             claims: claims,
             replayID: replayID,
-            replayDeadline: ReplayRetention.deadline(expiresAt: header.expiresAt)
+            replayDeadline: ReplayRetention.deadline(expiresAt: fields.expiresAt)
         )
+    }
+
+    /// Opens a sealed body, `iv || ciphertext || tag`, in place and reads its claims.
+    private static func openClaims(_ body: UnsafeMutableRawBufferPointer, key: AES256GCMKey, associatedData: UnsafeRawBufferPointer) throws(LaunchError) -> LaunchClaims {
+        guard body.count >= AES256GCM.ivByteCount + AES256GCM.tagByteCount else {
+            throw LaunchError(.invalidClaims, "the sealed body is too short")
+        }
+        let opened: UnsafeRawBufferPointer
+        do {
+            opened = try AES256GCM.openInPlace(
+                UnsafeMutableRawBufferPointer(rebasing: body[AES256GCM.ivByteCount...]),
+                key: key,
+                iv: UnsafeRawBufferPointer(rebasing: body[..<AES256GCM.ivByteCount]),
+                associatedData: associatedData
+            )
+        } catch {
+            switch error {
+            case .authenticationFailed: throw LaunchError(.invalidClaims, "the sealed claims do not decrypt")
+            case .crypto(let failure): throw LaunchError(failure)
+            }
+        }
+        return try TokenLayout.claims(in: opened)
     }
 }

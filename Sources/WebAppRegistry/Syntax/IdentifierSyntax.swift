@@ -22,7 +22,22 @@ package enum IdentifierSyntax {
         !bytes.isEmpty && bytes.count <= maximumLength && bytes.allSatisfy(isIdentifierByte)
     }
 
+    /// Whether borrowed bytes spell an identifier (the verifier reads tokens in place):
+    /// one table load per byte, and one check after the loop.
+    package static func isValid(bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
+        return identifierTable.withUnsafeBufferPointer { table in
+            var allowed: UInt8 = 1
+            for byte in bytes { allowed &= table[Int(byte)] }
+            return allowed == 1
+        }
+    }
+
+    /// 1 for each byte ``isIdentifierByte(_:)`` allows, 0 for every other: the same rule.
+    private static let identifierTable: [UInt8] = (0...255).map { isIdentifierByte(UInt8($0)) ? 1 : 0 }
+
     /// Whether one byte may appear in an identifier.
+    @inlinable
     package static func isIdentifierByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
