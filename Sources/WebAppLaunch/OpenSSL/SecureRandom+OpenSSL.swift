@@ -1,6 +1,5 @@
-internal import COpenSSL
-
-/// Cryptographically secure random bytes from OpenSSL's `RAND_bytes`.
+/// Cryptographically secure random bytes from OpenSSL's `RAND_bytes`, small requests
+/// through ``RandomReserve`` (drawn in bulk, fork-safe, each byte given out once).
 package enum SecureRandom {
     /// Returns fresh random bytes, for nonces, IVs and new keyring secrets.
     /// - Parameter count: How many bytes.
@@ -9,9 +8,14 @@ package enum SecureRandom {
     ///   silently falls back to a weaker source).
     package static func bytes(count: Int) throws(LaunchError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        guard count > 0 else { return bytes }
-        let rc = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
-        guard rc == 1 else { throw LaunchError(CryptoFailure("RAND_bytes")) }
+        let filled = bytes.withUnsafeMutableBytes { bytes in
+            Result { () throws(CryptoFailure) in try RandomReserve.shared.fill(bytes) }
+        }
+        do {
+            try filled.get()
+        } catch {
+            throw LaunchError(error)
+        }
         return bytes
     }
 }
