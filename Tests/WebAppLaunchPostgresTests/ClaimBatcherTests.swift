@@ -12,19 +12,36 @@ struct ClaimBatcherTests {
     final class Table: Sendable {
         private let rows = Mutex<Set<ReplayID>>([])
         private let statements = Mutex<[ClaimBatcher.Batch]>([])
+        private let cancellations = Mutex(0)
         let delay: Duration
         let failure: (any Error & Sendable)?
+        /// A statement that runs its whole delay even when cancelled, as a database that is
+        /// slow to notice a closed connection.
+        let ignoresCancellation: Bool
 
-        init(delay: Duration = .milliseconds(20), failure: (any Error & Sendable)? = nil) {
+        init(delay: Duration = .milliseconds(20), failure: (any Error & Sendable)? = nil, ignoresCancellation: Bool = false) {
             self.delay = delay
             self.failure = failure
+            self.ignoresCancellation = ignoresCancellation
         }
 
         var sent: [ClaimBatcher.Batch] { statements.withLock { $0 } }
+        /// How many statements stopped because they were cancelled.
+        var cancelled: Int { cancellations.withLock { $0 } }
 
         func insert(_ batch: ClaimBatcher.Batch) async throws -> Set<ReplayID> {
             statements.withLock { $0.append(batch) }
-            try await Task.sleep(for: delay)
+            if ignoresCancellation {
+                let delay = delay
+                await Task.detached { try? await Task.sleep(for: delay) }.value
+            } else {
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    cancellations.withLock { $0 += 1 }
+                    throw error
+                }
+            }
             if let failure { throw failure }
             return rows.withLock { rows in Set(batch.ids.filter { rows.insert($0).inserted }) }
         }
@@ -141,5 +158,90 @@ struct ClaimBatcherTests {
         } catch let error as ReplayStoreError {
             #expect(error.code == .unavailable)
         }
+    }
+}
+
+/// Deadlines are the batcher's: one watcher answers every claim by its deadline, whatever
+/// its statement does, and a claim that expired while queued is never sent.
+@Suite("Claim batcher: every claim is answered by its deadline")
+struct ClaimBatcherDeadlineTests {
+    @Test("a claim whose statement takes longer than the deadline is answered unavailable near the deadline, not when the statement ends")
+    func slowStatementMeetsDeadline() async throws {
+        let table = ClaimBatcherTests.Table(delay: .milliseconds(1500))
+        let batcher = ClaimBatcher(maximumInFlight: 1, claimTimeout: .milliseconds(200))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await batcher.run { try await table.insert($0) } }
+            let clock = ContinuousClock()
+            let start = clock.now
+            do {
+                _ = try await batcher.claim(ClaimBatcherTests.id(1), expiresAt: 1)
+                Issue.record("a claim was granted after its deadline")
+            } catch let error as ReplayStoreError {
+                #expect(error.code == .unavailable)
+            }
+            let waited = clock.now - start
+            #expect(waited >= .milliseconds(200))
+            #expect(waited < .milliseconds(1000), "answered only when the statement ended: \(waited)")
+            batcher.close()
+            try await group.waitForAll()
+        }
+        #expect(table.sent.flatMap(\.ids) == [ClaimBatcherTests.id(1)], "control: the statement was sent")
+    }
+
+    @Test("a claim that reaches its deadline while queued is answered unavailable and never sent")
+    func queuedClaimExpiresUnsent() async throws {
+        let table = ClaimBatcherTests.Table(delay: .milliseconds(800), ignoresCancellation: true)
+        let batcher = ClaimBatcher(maximumInFlight: 1, claimTimeout: .milliseconds(300))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await batcher.run { try await table.insert($0) } }
+            // The first claim holds the only slot for 800 ms; the second queues behind it.
+            async let first: Bool? = try? batcher.claim(ClaimBatcherTests.id(1), expiresAt: 1)
+            for _ in 0..<200 where table.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            do {
+                _ = try await batcher.claim(ClaimBatcherTests.id(2), expiresAt: 1)
+                Issue.record("a queued claim was granted after its deadline")
+            } catch let error as ReplayStoreError {
+                #expect(error.code == .unavailable)
+            }
+            #expect(await first == nil, "the first claim outlived its deadline too")
+            batcher.close()
+            try await group.waitForAll()
+        }
+        #expect(!table.sent.flatMap(\.ids).contains(ClaimBatcherTests.id(2)), "an expired claim reached the database")
+    }
+
+    @Test("claims answered within the deadline are not touched by the watcher")
+    func timelyClaimsUnaffected() async throws {
+        let table = ClaimBatcherTests.Table(delay: .milliseconds(10))
+        let batcher = ClaimBatcher(maximumInFlight: 2, claimTimeout: .milliseconds(500))
+        let granted = try await withThrowingTaskGroup(of: [Bool].self) { group in
+            group.addTask { await batcher.run { try await table.insert($0) }; return [] }
+            var granted: [Bool] = []
+            for round in 0..<20 {
+                granted.append(try await batcher.claim(ClaimBatcherTests.id(UInt64(round)), expiresAt: 1))
+                try await Task.sleep(for: .milliseconds(30))  // spans many watcher ticks
+            }
+            batcher.close()
+            try await group.waitForAll()
+            return granted
+        }
+        #expect(granted == Array(repeating: true, count: 20))
+    }
+
+    @Test("a statement is cancelled once every claim in it has expired, freeing its connection")
+    func abandonedStatementIsCancelled() async throws {
+        let table = ClaimBatcherTests.Table(delay: .seconds(5))
+        let batcher = ClaimBatcher(maximumInFlight: 1, claimTimeout: .milliseconds(200))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await batcher.run { try await table.insert($0) } }
+            await #expect(throws: ReplayStoreError.self) { try await batcher.claim(ClaimBatcherTests.id(1), expiresAt: 1) }
+            for _ in 0..<200 where table.cancelled == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(table.cancelled == 1, "the statement ran on after its last claim expired")
+            batcher.close()
+            try await group.waitForAll()
+        }
+        #expect(clock.now - start < .seconds(2), "the batcher waited for the 5 s statement")
     }
 }
