@@ -122,4 +122,29 @@ struct Base64URLTests {
             }
         }
     }
+
+    @Test("the table loops alone (all a CPU without AVX2 runs) agree with the reference at every length to 700 and reject a bad byte anywhere")
+    func tableLoopsAlone() {
+        var generator = SystemRandomNumberGenerator()
+        func decodeScalar(_ text: [UInt8]) -> [UInt8]? {
+            guard let count = Base64URL.decodedByteCount(textCount: text.count) else { return nil }
+            var output = [UInt8](repeating: 0, count: count)
+            let decoded = text.withUnsafeBytes { text in
+                output.withUnsafeMutableBytes { Base64URL.decode(utf8: text, into: $0, vectorised: false) }
+            }
+            return decoded ? output : nil
+        }
+        for length in 0...700 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = bytes.withUnsafeBytes { Base64URL.encode(raw: $0, vectorised: false) }
+            #expect(text == ReferenceBase64URL.encode(bytes), "length \(length)")
+            #expect(decodeScalar(Array(text.utf8)) == bytes, "length \(length)")
+        }
+        let valid = Array(Base64URL.encode((0..<150).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)
+        for position in valid.indices {
+            var text = valid
+            text[position] = UInt8(ascii: "+")
+            #expect(decodeScalar(text) == nil, "position \(position)")
+        }
+    }
 }

@@ -47,14 +47,16 @@ internal import CWebAppLaunchSIMD
     }
 
     /// Encodes contiguous bytes (the hot path of minting: a token is over a kilobyte).
-    private static func encode(raw input: UnsafeRawBufferPointer) -> String {
+    /// `vectorised: false` keeps to the table loop (tests hold it to the reference too,
+    /// as it is all a CPU without AVX2 runs).
+    static func encode(raw input: UnsafeRawBufferPointer, vectorised: Bool = true) -> String {
         let count = input.count
         let outputCount = (count * 4 + 2) / 3
         guard outputCount > 0 else { return "" }
         return String(unsafeUninitializedCapacity: outputCount) { output in
             let out = UnsafeMutableRawPointer(output.baseAddress!)
             // Whole 24-byte blocks first, with AVX2 where the CPU has it; the rest in pairs.
-            var index = webapplaunch_base64url_encode_blocks(input.baseAddress!.assumingMemoryBound(to: UInt8.self), count, output.baseAddress!)
+            var index = vectorised ? webapplaunch_base64url_encode_blocks(input.baseAddress!.assumingMemoryBound(to: UInt8.self), count, output.baseAddress!) : 0
             var written = index / 3 * 4
             return pairTable.withUnsafeBufferPointer { pairs in
                 while index + 3 <= count {
@@ -121,9 +123,10 @@ internal import CWebAppLaunchSIMD
     /// - Parameters:
     ///   - input: The text's bytes.
     ///   - output: Exactly ``decodedByteCount(textCount:)`` bytes.
+    ///   - vectorised: `false` keeps to the table loops (for tests: all a CPU without AVX2 runs).
     /// - Returns: `false` when the text is not canonical base64url (`output` then holds
     ///   garbage and must not be read).
-    static func decode(utf8 input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    static func decode(utf8 input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, vectorised: Bool = true) -> Bool {
         let count = input.count
         let remainder = count % 4
         guard let outputCount = decodedByteCount(textCount: count), output.count == outputCount else { return false }
@@ -136,7 +139,7 @@ internal import CWebAppLaunchSIMD
         // Whole 32-character blocks first, with AVX2 where the CPU has it (a token is over
         // a kilobyte of text); the quads left go through the table loop.
         var vectorInvalid: Int32 = 0
-        index = webapplaunch_base64url_decode_blocks(bytes, count, out, outputCount, &vectorInvalid)
+        index = vectorised ? webapplaunch_base64url_decode_blocks(bytes, count, out, outputCount, &vectorInvalid) : 0
         written = index / 4 * 3
         if vectorInvalid != 0 { return false }
         shiftedTable.withUnsafeBufferPointer { shifted in
