@@ -44,7 +44,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // One AVX2 kernel (base64url decoding of whole blocks), chosen at run time: Swift
+        // The base64url vector kernels (AVX2, and AVX-512 VBMI for decoding), chosen at run time: Swift
         // cannot select vector instructions per function.
         .target(name: "CWebAppLaunchSIMD"),
         .target(

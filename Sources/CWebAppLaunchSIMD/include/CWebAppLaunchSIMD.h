@@ -4,8 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Decodes the leading whole 32-character blocks of base64url text (RFC 4648 §5 alphabet)
-/// with AVX2, when this CPU has it: 32 characters become 24 bytes per step.
+/// Decodes the leading whole blocks of base64url text (RFC 4648 §5 alphabet) with vector
+/// instructions, when this CPU has them: 64 characters become 48 bytes per step with
+/// AVX-512 VBMI, then 32 become 24 with AVX2.
 ///
 /// Swift cannot choose vector instructions per function (a package is built for the
 /// baseline x86-64, SSE2), so this one kernel is C with a `target("avx2")` attribute and a
@@ -15,8 +16,8 @@
 ///
 /// @param text The characters.
 /// @param text_count How many characters `text` holds.
-/// @param output Where the bytes go; 24 per block, and each block's store writes 32 bytes,
-///        so only blocks whose 32-byte store fits in `output_capacity` are decoded.
+/// @param output Where the bytes go; each block's store writes a whole vector (64 or 32
+///        bytes), so only blocks whose store fits in `output_capacity` are decoded.
 /// @param output_capacity The bytes writable at `output`.
 /// @param invalid Set to 1 if a decoded block holds a byte outside the alphabet (the
 ///        output is then meaningless), else 0.

@@ -83,7 +83,7 @@ internal import CWebAppLaunchSIMD
         }
     }
 
-    /// Whether encoding and decoding use the AVX2 kernels on this CPU (tests check they
+    /// Whether encoding and decoding use the vector kernels on this CPU (tests check they
     /// exercised them).
     static var usesVectorKernels: Bool { webapplaunch_base64url_vectorised() != 0 }
 
@@ -136,7 +136,7 @@ internal import CWebAppLaunchSIMD
         var written = 0
         var index = 0
         var invalid: UInt32 = 0
-        // Whole 32-character blocks first, with AVX2 where the CPU has it (a token is over
+        // Whole blocks first, with AVX-512 VBMI or AVX2 where the CPU has it (a token is over
         // a kilobyte of text); the quads left go through the table loop.
         var vectorInvalid: Int32 = 0
         index = vectorised ? webapplaunch_base64url_decode_blocks(bytes, count, out, outputCount, &vectorInvalid) : 0

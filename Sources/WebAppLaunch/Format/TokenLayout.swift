@@ -26,7 +26,8 @@ enum TokenLayout {
         writer.appendPrefixed8(header.kid.utf8)
         writer.append(header.issuedAt)
         writer.append(header.expiresAt)
-        writer.append(contentsOf: header.nonce)
+        writer.append(header.nonceBytes.high)  // the nonce's 16 bytes, in order
+        writer.append(header.nonceBytes.low)
         writer.appendPrefixed8(header.appID.utf8)
         writer.appendPrefixed16(header.audience.utf8)
         return writer.bytes

@@ -245,7 +245,7 @@ public struct LaunchVerifier: Sendable {
             kid: entry.key.kid,
             issuedAt: fields.issuedAt,
             expiresAt: fields.expiresAt,
-            nonce: Array(nonce),
+            nonce: nonce,
             appID: appID,
             audience: expected.text
         )
