@@ -193,9 +193,18 @@ final class ClaimBatcher: Sendable {
     /// statement just ended (its task continues with the next batch, or frees its slot);
     /// `nil` asks for a batch for a new task, which needs a free slot.
     private func nextBatch(finished: UInt64?) -> (number: UInt64, claims: [Claim])? {
-        state.withLock { state in
+        let now = ContinuousClock.now
+        var late: [ClaimWaiter] = []
+        defer {
+            // Past its deadline a claim is never sent, whether or not the watcher saw it yet.
+            for waiter in late { waiter.finish(.failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)"))) }
+        }
+        return state.withLock { state in
             if let finished { state.running[finished] = nil }
-            state.queue.removeAll { $0.waiter.isFinished }
+            state.queue.removeAll { claim in
+                if claim.deadline <= now { late.append(claim.waiter) }
+                return claim.deadline <= now || claim.waiter.isFinished
+            }
             guard !state.queue.isEmpty, finished != nil || state.inFlight < maximumInFlight else {
                 if finished != nil { state.inFlight -= 1 }
                 return nil
