@@ -21,20 +21,17 @@ import WebAppLaunchMiddleware
 ///   its statement is doing, and cancels a statement once every claim in it has expired.
 ///   Under load that is thousands of timers and task groups a second fewer, and an answer
 ///   that never depends on a statement returning.
-final class ClaimBatcher: Sendable {
+///
+/// Deadlines are read from `C` (the continuous clock in the store; a clock the tests move
+/// themselves, so their deadlines do not depend on how busy the machine is).
+final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
     /// One queued claim.
     struct Claim: Sendable {
         let id: ReplayID
         let expiresAt: Int64
         let waiter: ClaimWaiter
         /// When the claim is answered `unavailable` if nothing answered it before.
-        let deadline: ContinuousClock.Instant
-    }
-
-    /// What a batch sends: unique ids in ascending order with their retention deadlines.
-    struct Batch: Sendable {
-        let ids: [ReplayID]
-        let expiresAt: [Int64]
+        let deadline: C.Instant
     }
 
     /// The most claims in one statement.
@@ -62,7 +59,7 @@ final class ClaimBatcher: Sendable {
     private struct Running {
         let claims: [Claim]
         /// The latest deadline of its claims: past it, no one waits for the statement.
-        let deadline: ContinuousClock.Instant
+        let deadline: C.Instant
         var statement: Task<Set<ReplayID>, any Error>?
         var cancelled = false
     }
@@ -71,6 +68,7 @@ final class ClaimBatcher: Sendable {
     // happens in one critical section, so a claim is either queued before `close()` (and
     // then failed by it) or refused, and never left queued with no statement to take it.
     private let state = Mutex(State())
+    private let clock: C
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
@@ -79,7 +77,9 @@ final class ClaimBatcher: Sendable {
     ///   - maximumBatch: Claims per statement (at least 1).
     ///   - maximumInFlight: Statements at once (at least 1).
     ///   - claimTimeout: The longest a claim waits for its answer.
-    init(maximumBatch: Int = 256, maximumInFlight: Int, claimTimeout: Duration = .seconds(2)) {
+    ///   - clock: Where deadlines are read and the watcher sleeps.
+    init(maximumBatch: Int = 256, maximumInFlight: Int, claimTimeout: Duration = .seconds(2), clock: C) {
+        self.clock = clock
         self.maximumBatch = max(1, maximumBatch)
         self.maximumInFlight = max(1, maximumInFlight)
         self.claimTimeout = claimTimeout
@@ -97,7 +97,7 @@ final class ClaimBatcher: Sendable {
     ///   ``ReplayStoreError`` when the store has stopped or the claim's deadline passed.
     func claim(_ id: ReplayID, expiresAt: Int64) async throws -> Bool {
         let waiter = ClaimWaiter()
-        let deadline = ContinuousClock.now.advanced(by: claimTimeout)
+        let deadline = clock.now.advanced(by: claimTimeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard waiter.attach(continuation) else { return }  // cancelled already: answered
@@ -126,31 +126,36 @@ final class ClaimBatcher: Sendable {
     /// dispatcher, which only starts statements when a slot is free.
     /// - Parameter send: Runs one statement; it throws when the statement failed (or was
     ///   cancelled by the watcher after every claim in it had expired).
-    func run(_ send: @escaping @Sendable (Batch) async throws -> Set<ReplayID>) async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.watchDeadlines() }
-            for await _ in doorbell {
-                while let first = nextBatch(finished: nil) {
-                    group.addTask {
-                        var batch: (number: UInt64, claims: [Claim])? = first
-                        while let (number, claims) = batch {
-                            await self.answer(number, claims, send: send)
-                            batch = self.nextBatch(finished: number)
+    func run(_ send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async {
+        await withDiscardingTaskGroup { watching in
+            watching.addTask { await self.watchDeadlines() }
+            await withDiscardingTaskGroup { group in
+                for await _ in doorbell {
+                    while let first = nextBatch(finished: nil) {
+                        group.addTask {
+                            var batch: (number: UInt64, claims: [Claim])? = first
+                            while let (number, claims) = batch {
+                                await self.answer(number, claims, send: send)
+                                batch = self.nextBatch(finished: number)
+                            }
                         }
                     }
                 }
             }
+            // Closed, and every statement answered: nothing is left to watch.
+            watching.cancelAll()
         }
     }
 
-    /// Until ``close()``: every ``watchInterval``, answers the claims past their deadline
-    /// `unavailable`, drops the queued ones among them so they are never sent, and cancels
-    /// a statement once every claim in it has expired (its connection is then closed).
+    /// Until cancelled (by ``run(_:)``, once closed and every statement answered): every
+    /// ``watchInterval``, answers the claims past their deadline `unavailable`, drops the
+    /// queued ones among them so they are never sent, and cancels a statement once every
+    /// claim in it has expired (its connection is then closed).
     private func watchDeadlines() async {
         while true {
-            do { try await Task.sleep(for: watchInterval) } catch { return }
-            let now = ContinuousClock.now
-            let (late, abandoned, closed) = state.withLock { state -> ([ClaimWaiter], [Task<Set<ReplayID>, any Error>], Bool) in
+            do { try await clock.sleep(for: watchInterval) } catch { return }
+            let now = clock.now
+            let (late, abandoned) = state.withLock { state -> ([ClaimWaiter], [Task<Set<ReplayID>, any Error>]) in
                 var late: [ClaimWaiter] = []
                 var abandoned: [Task<Set<ReplayID>, any Error>] = []
                 // The queue is in arrival order, and every claim waits equally long.
@@ -164,15 +169,18 @@ final class ClaimBatcher: Sendable {
                         state.running[number]?.cancelled = true
                     }
                 }
-                return (late, abandoned, state.closed)
+                return (late, abandoned)
             }
             for waiter in late where !waiter.isFinished {
                 waiter.finish(.failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)")))
             }
             for statement in abandoned { statement.cancel() }
-            if closed { return }
         }
     }
+
+    /// How many claims wait in the queue, not yet in a statement (for tests that must know
+    /// a claim is queued before they move the clock).
+    var queuedCount: Int { state.withLock { $0.queue.count } }
 
     /// Stops taking claims and fails every queued one; ``run(_:)`` returns once the batches
     /// in flight are answered.
@@ -193,7 +201,7 @@ final class ClaimBatcher: Sendable {
     /// statement just ended (its task continues with the next batch, or frees its slot);
     /// `nil` asks for a batch for a new task, which needs a free slot.
     private func nextBatch(finished: UInt64?) -> (number: UInt64, claims: [Claim])? {
-        let now = ContinuousClock.now
+        let now = clock.now
         var late: [ClaimWaiter] = []
         defer {
             // Past its deadline a claim is never sent, whether or not the watcher saw it yet.
@@ -221,14 +229,14 @@ final class ClaimBatcher: Sendable {
     }
 
     /// Sends one batch and answers each of its claims.
-    private func answer(_ number: UInt64, _ claims: [Claim], send: @escaping @Sendable (Batch) async throws -> Set<ReplayID>) async {
+    private func answer(_ number: UInt64, _ claims: [Claim], send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async {
         var deadlines: [ReplayID: Int64] = [:]
         for claim in claims where !claim.waiter.isFinished {
             deadlines[claim.id] = max(deadlines[claim.id] ?? .min, claim.expiresAt)
         }
         guard !deadlines.isEmpty else { return }
         let ids = deadlines.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
-        let batch = Batch(ids: ids, expiresAt: ids.map { deadlines[$0]! })
+        let batch = ClaimBatch(ids: ids, expiresAt: ids.map { deadlines[$0]! })
         // Its own task, so the watcher can cancel this statement alone.
         let statement = Task { try await send(batch) }
         state.withLock { $0.running[number]?.statement = statement }
@@ -249,6 +257,13 @@ final class ClaimBatcher: Sendable {
             let wins = recorded.contains(claim.id) && granted.insert(claim.id).inserted
             claim.waiter.finish(.success(wins))
         }
+    }
+}
+
+extension ClaimBatcher where C == ContinuousClock {
+    /// Creates a batcher whose deadlines are on the continuous clock, as the store's are.
+    convenience init(maximumBatch: Int = 256, maximumInFlight: Int, claimTimeout: Duration = .seconds(2)) {
+        self.init(maximumBatch: maximumBatch, maximumInFlight: maximumInFlight, claimTimeout: claimTimeout, clock: ContinuousClock())
     }
 }
 

@@ -64,7 +64,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
     private let clock: @Sendable () -> Date
     private let size: Gauge
     /// Concurrent claims, gathered into one statement per batch.
-    private let batcher: ClaimBatcher
+    private let batcher: ClaimBatcher<ContinuousClock>
     /// Whether this store has seen the table exist. Invariant: only ever goes from `false` to `true`.
     private let schemaReady = Atomic<Bool>(false)
 
@@ -143,7 +143,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// (`RETURNING` yields only rows actually inserted; an id already present is skipped).
     /// Its deadline is the batcher's: once every claim in the batch has expired, the batcher
     /// cancels this task, which closes the connection under a query still in flight.
-    private func insert(_ batch: ClaimBatcher.Batch) async throws -> Set<ReplayID> {
+    private func insert(_ batch: ClaimBatch) async throws -> Set<ReplayID> {
         try await ensureSchema()
         let ids = batch.ids.map { id in
             var buffer = ByteBuffer()

@@ -6,44 +6,58 @@ import WebAppLaunchMiddleware
 
 /// The claim batcher on its own, with a table in memory standing in for PostgreSQL's
 /// `INSERT … ON CONFLICT DO NOTHING RETURNING`: exactly once, fail closed, deadlines.
+///
+/// Every batcher here reads its deadlines from a ``ManualClock``: no claim times out unless
+/// a test moves the clock, however long another suite holds the cooperative pool.
 @Suite("Claim batcher: concurrent claims share statements and stay exactly once")
 struct ClaimBatcherTests {
     /// A stand-in for the claims table that records every statement it was sent.
     final class Table: Sendable {
         private let rows = Mutex<Set<ReplayID>>([])
-        private let statements = Mutex<[ClaimBatcher.Batch]>([])
+        private let statements = Mutex<[ClaimBatch]>([])
         private let cancellations = Mutex(0)
+        private let completions = Mutex(0)
         let delay: Duration
+        /// Where a statement waits out its delay: the test's manual clock (it then ends only
+        /// when the test moves that clock past it), or the real clock when `nil`.
+        let clock: ManualClock?
         let failure: (any Error & Sendable)?
         /// A statement that runs its whole delay even when cancelled, as a database that is
         /// slow to notice a closed connection.
         let ignoresCancellation: Bool
 
-        init(delay: Duration = .milliseconds(20), failure: (any Error & Sendable)? = nil, ignoresCancellation: Bool = false) {
+        init(delay: Duration = .milliseconds(20), on clock: ManualClock? = nil, failure: (any Error & Sendable)? = nil, ignoresCancellation: Bool = false) {
             self.delay = delay
+            self.clock = clock
             self.failure = failure
             self.ignoresCancellation = ignoresCancellation
         }
 
-        var sent: [ClaimBatcher.Batch] { statements.withLock { $0 } }
+        var sent: [ClaimBatch] { statements.withLock { $0 } }
         /// How many statements stopped because they were cancelled.
         var cancelled: Int { cancellations.withLock { $0 } }
+        /// How many statements ran their whole delay and answered.
+        var completed: Int { completions.withLock { $0 } }
 
-        func insert(_ batch: ClaimBatcher.Batch) async throws -> Set<ReplayID> {
+        func insert(_ batch: ClaimBatch) async throws -> Set<ReplayID> {
             statements.withLock { $0.append(batch) }
             if ignoresCancellation {
-                let delay = delay
-                await Task.detached { try? await Task.sleep(for: delay) }.value
+                await Task.detached { try? await self.wait() }.value
             } else {
                 do {
-                    try await Task.sleep(for: delay)
+                    try await wait()
                 } catch {
                     cancellations.withLock { $0 += 1 }
                     throw error
                 }
             }
+            completions.withLock { $0 += 1 }
             if let failure { throw failure }
             return rows.withLock { rows in Set(batch.ids.filter { rows.insert($0).inserted }) }
+        }
+
+        private func wait() async throws {
+            if let clock { try await clock.sleep(for: delay) } else { try await Task.sleep(for: delay) }
         }
     }
 
@@ -51,19 +65,36 @@ struct ClaimBatcherTests {
 
     static func id(_ n: UInt64) -> ReplayID { ReplayID(high: n, low: ~n) }
 
-    /// Runs a batcher over a table for the duration of `body`.
+    /// Waits (a bounded number of 5 ms sleeps, about 30 s on the real clock) until
+    /// `condition` holds; throws if it never does.
+    static func eventually(_ what: String, _ condition: () -> Bool) async throws {
+        for _ in 0..<6_000 {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        struct NeverHappened: Error, CustomStringConvertible { let description: String }
+        throw NeverHappened(description: "never happened: \(what)")
+    }
+
+    /// Runs a batcher over a table for the duration of `body`, then closes it and moves
+    /// `clock` an hour on, so every statement still sleeping on it ends and the batcher
+    /// stops, whether `body` returned or threw.
     static func withBatcher<T: Sendable>(
         _ table: Table,
         maximumInFlight: Int = 2,
-        _ body: @Sendable (ClaimBatcher) async throws -> T
+        claimTimeout: Duration = .seconds(2),
+        clock: ManualClock = ManualClock(),
+        _ body: @Sendable (ClaimBatcher<ManualClock>) async throws -> T
     ) async throws -> T {
-        let batcher = ClaimBatcher(maximumInFlight: maximumInFlight)
+        let batcher = ClaimBatcher(maximumInFlight: maximumInFlight, claimTimeout: claimTimeout, clock: clock)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await batcher.run { try await table.insert($0) }; return nil }
-            let result = try await body(batcher)
+            let result: Result<T, any Error>
+            do { result = .success(try await body(batcher)) } catch { result = .failure(error) }
             batcher.close()
+            clock.advance(by: .seconds(3600))
             for try await _ in group {}
-            return result
+            return try result.get()
         }
     }
 
@@ -133,16 +164,18 @@ struct ClaimBatcherTests {
 
     @Test("a claim cancelled while it waits is answered at once and never sent")
     func cancelledClaimIsNotSent() async throws {
-        let table = Table(delay: .milliseconds(300))
-        try await Self.withBatcher(table, maximumInFlight: 1) { batcher in
-            // The first claim occupies the only slot for 300 ms; the second waits in the queue.
+        let clock = ManualClock()
+        let table = Table(delay: .milliseconds(300), on: clock)
+        try await Self.withBatcher(table, maximumInFlight: 1, clock: clock) { batcher in
+            // The first claim holds the only slot until the clock moves; the second queues.
             async let first = batcher.claim(Self.id(1), expiresAt: 1)
-            for _ in 0..<200 where table.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            try await Self.eventually("the first claim is sent") { !table.sent.isEmpty }
             let second = Task { try await batcher.claim(Self.id(2), expiresAt: 1) }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Self.eventually("the second claim is queued") { batcher.queuedCount == 1 }
             second.cancel()
             let outcome = await second.result
             #expect(throws: CancellationError.self) { try outcome.get() }
+            clock.advance(by: .milliseconds(300))  // the first statement ends; the slot frees
             #expect(try await first)
         }
         #expect(!table.sent.flatMap(\.ids).contains(Self.id(2)), "a cancelled claim reached the database")
@@ -150,7 +183,7 @@ struct ClaimBatcherTests {
 
     @Test("closing fails what waits, and claims after it fail at once with unavailable")
     func closedBatcherRefuses() async throws {
-        let batcher = ClaimBatcher(maximumInFlight: 1)
+        let batcher = ClaimBatcher(maximumInFlight: 1, clock: ManualClock())
         batcher.close()
         do {
             _ = try await batcher.claim(Self.id(1), expiresAt: 1)
@@ -162,88 +195,131 @@ struct ClaimBatcherTests {
 }
 
 /// Deadlines are the batcher's: one watcher answers every claim by its deadline, whatever
-/// its statement does, and a claim that expired while queued is never sent.
+/// its statement does, and a claim that expired while queued is never sent. The clock is
+/// the test's: a deadline passes when the test moves it, so each test states an order of
+/// events (sent, deadline, answer, statement end) that holds on a machine of any speed.
 @Suite("Claim batcher: every claim is answered by its deadline")
 struct ClaimBatcherDeadlineTests {
-    @Test("a claim whose statement takes longer than the deadline is answered unavailable near the deadline, not when the statement ends")
-    func slowStatementMeetsDeadline() async throws {
-        let table = ClaimBatcherTests.Table(delay: .seconds(3))
-        let batcher = ClaimBatcher(maximumInFlight: 1, claimTimeout: .milliseconds(200))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await batcher.run { try await table.insert($0) } }
-            let clock = ContinuousClock()
-            let start = clock.now
-            do {
-                _ = try await batcher.claim(ClaimBatcherTests.id(1), expiresAt: 1)
-                Issue.record("a claim was granted after its deadline")
-            } catch let error as ReplayStoreError {
-                #expect(error.code == .unavailable)
+    typealias Table = ClaimBatcherTests.Table
+
+    /// A claim started in its own task, whose outcome the test can look at before it is in.
+    final class PendingClaim: Sendable {
+        private final class Outcome: Sendable {
+            let value = Mutex<Result<Bool, any Error>?>(nil)
+        }
+
+        private let outcome: Outcome
+        private let task: Task<Void, Never>
+
+        init(_ batcher: ClaimBatcher<ManualClock>, _ id: ReplayID) {
+            let outcome = Outcome()
+            self.outcome = outcome
+            task = Task {
+                let result: Result<Bool, any Error>
+                do { result = .success(try await batcher.claim(id, expiresAt: 1)) } catch { result = .failure(error) }
+                outcome.value.withLock { $0 = result }
             }
-            let waited = clock.now - start
-            #expect(waited >= .milliseconds(200))
-            #expect(waited < .seconds(2), "answered only when the statement ended: \(waited)")
-            batcher.close()
-            try await group.waitForAll()
+        }
+
+        var isAnswered: Bool { outcome.value.withLock { $0 != nil } }
+
+        /// The answer, once it is in (waiting a bounded time for it).
+        func result() async throws -> Result<Bool, any Error> {
+            try await ClaimBatcherTests.eventually("the claim is answered") { isAnswered }
+            await task.value
+            return outcome.value.withLock { $0! }
+        }
+    }
+
+    /// Runs a batcher with a 200 ms claim timeout (the watcher looks every 10 ms) on `clock`.
+    static func withBatcher(
+        _ table: Table,
+        clock: ManualClock,
+        maximumInFlight: Int = 1,
+        _ body: @Sendable (ClaimBatcher<ManualClock>) async throws -> Void
+    ) async throws {
+        try await ClaimBatcherTests.withBatcher(table, maximumInFlight: maximumInFlight, claimTimeout: .milliseconds(200), clock: clock, body)
+    }
+
+    /// Waits until the watcher sleeps again after the clock moved (it and `others` sleeps are
+    /// all waiting for a later instant), so what it does at the new time is done.
+    static func watcherSettled(_ clock: ManualClock, others: Int) async throws {
+        try await ClaimBatcherTests.eventually("the watcher sleeps again") {
+            let deadlines = clock.sleepDeadlines
+            return deadlines.count == others + 1 && deadlines.allSatisfy { $0 > clock.now }
+        }
+    }
+
+    static func isUnavailable(_ result: Result<Bool, any Error>) -> Bool {
+        if case .failure(let error as ReplayStoreError) = result { error.code == .unavailable } else { false }
+    }
+
+    @Test("a claim whose statement outlasts the deadline is answered unavailable at the deadline, not before it, and not when the statement ends")
+    func slowStatementMeetsDeadline() async throws {
+        let clock = ManualClock()
+        let table = Table(delay: .seconds(3), on: clock, ignoresCancellation: true)
+        try await Self.withBatcher(table, clock: clock) { batcher in
+            let claim = PendingClaim(batcher, ClaimBatcherTests.id(1))
+            try await ClaimBatcherTests.eventually("the claim is sent") { !table.sent.isEmpty }
+            clock.advance(by: .milliseconds(190))
+            try await Self.watcherSettled(clock, others: 1)
+            #expect(!claim.isAnswered, "answered before its deadline")
+            clock.advance(by: .milliseconds(10))
+            #expect(Self.isUnavailable(try await claim.result()))
+            #expect(table.completed == 0, "answered only when the statement ended")
         }
         #expect(table.sent.flatMap(\.ids) == [ClaimBatcherTests.id(1)], "control: the statement was sent")
+        #expect(table.completed == 1)
     }
 
     @Test("a claim that reaches its deadline while queued is answered unavailable and never sent")
     func queuedClaimExpiresUnsent() async throws {
-        let table = ClaimBatcherTests.Table(delay: .milliseconds(800), ignoresCancellation: true)
-        let batcher = ClaimBatcher(maximumInFlight: 1, claimTimeout: .milliseconds(300))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await batcher.run { try await table.insert($0) } }
-            // The first claim holds the only slot for 800 ms; the second queues behind it.
-            async let first: Bool? = try? batcher.claim(ClaimBatcherTests.id(1), expiresAt: 1)
-            for _ in 0..<200 where table.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
-            do {
-                _ = try await batcher.claim(ClaimBatcherTests.id(2), expiresAt: 1)
-                Issue.record("a queued claim was granted after its deadline")
-            } catch let error as ReplayStoreError {
-                #expect(error.code == .unavailable)
-            }
-            #expect(await first == nil, "the first claim outlived its deadline too")
-            batcher.close()
-            try await group.waitForAll()
+        let clock = ManualClock()
+        let table = Table(delay: .milliseconds(800), on: clock, ignoresCancellation: true)
+        try await Self.withBatcher(table, clock: clock) { batcher in
+            // The first claim holds the only slot; the second queues behind it.
+            let first = PendingClaim(batcher, ClaimBatcherTests.id(1))
+            try await ClaimBatcherTests.eventually("the first claim is sent") { !table.sent.isEmpty }
+            let second = PendingClaim(batcher, ClaimBatcherTests.id(2))
+            try await ClaimBatcherTests.eventually("the second claim is queued") { batcher.queuedCount == 1 }
+            clock.advance(by: .milliseconds(200))
+            #expect(Self.isUnavailable(try await second.result()), "a queued claim outlived its deadline")
+            #expect(Self.isUnavailable(try await first.result()), "the first claim outlived its deadline")
+            #expect(batcher.queuedCount == 0)
         }
-        #expect(!table.sent.flatMap(\.ids).contains(ClaimBatcherTests.id(2)), "an expired claim reached the database")
+        #expect(table.sent.flatMap(\.ids) == [ClaimBatcherTests.id(1)], "an expired claim reached the database")
     }
 
-    @Test("claims answered within the deadline are not touched by the watcher")
+    @Test("claims answered within their deadline are not touched by the watcher, however far the clock moves between them")
     func timelyClaimsUnaffected() async throws {
-        // A deadline far beyond a 10 ms statement even on a loaded machine; the watcher still
-        // looks every 100 ms, so the 20 rounds span many of its passes.
-        let table = ClaimBatcherTests.Table(delay: .milliseconds(10))
-        let batcher = ClaimBatcher(maximumInFlight: 2, claimTimeout: .seconds(5))
-        let granted = try await withThrowingTaskGroup(of: [Bool].self) { group in
-            group.addTask { await batcher.run { try await table.insert($0) }; return [] }
-            var granted: [Bool] = []
+        let clock = ManualClock()
+        let table = Table(delay: .milliseconds(10))  // the real clock: each statement ends by itself
+        let granted = Mutex<[Bool]>([])
+        try await Self.withBatcher(table, clock: clock, maximumInFlight: 2) { batcher in
             for round in 0..<20 {
-                granted.append(try await batcher.claim(ClaimBatcherTests.id(UInt64(round)), expiresAt: 1))
-                try await Task.sleep(for: .milliseconds(60))
+                let outcome = try await batcher.claim(ClaimBatcherTests.id(UInt64(round)), expiresAt: 1)
+                granted.withLock { $0.append(outcome) }
+                // Between claims, well past a claim timeout: the watcher wakes and finds nothing.
+                clock.advance(by: .milliseconds(150))
+                try await Self.watcherSettled(clock, others: 0)
             }
-            batcher.close()
-            try await group.waitForAll()
-            return granted
+            #expect(clock.now.offset == .seconds(3), "control: the clock moved 15 claim timeouts")
         }
-        #expect(granted == Array(repeating: true, count: 20))
+        #expect(granted.withLock { $0 } == Array(repeating: true, count: 20))
     }
 
     @Test("a statement is cancelled once every claim in it has expired, freeing its connection")
     func abandonedStatementIsCancelled() async throws {
-        let table = ClaimBatcherTests.Table(delay: .seconds(5))
-        let batcher = ClaimBatcher(maximumInFlight: 1, claimTimeout: .milliseconds(200))
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await batcher.run { try await table.insert($0) } }
-            await #expect(throws: ReplayStoreError.self) { try await batcher.claim(ClaimBatcherTests.id(1), expiresAt: 1) }
-            for _ in 0..<200 where table.cancelled == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(table.cancelled == 1, "the statement ran on after its last claim expired")
-            batcher.close()
-            try await group.waitForAll()
+        let clock = ManualClock()
+        let table = Table(delay: .seconds(5), on: clock)
+        try await Self.withBatcher(table, clock: clock) { batcher in
+            let claim = PendingClaim(batcher, ClaimBatcherTests.id(1))
+            try await ClaimBatcherTests.eventually("the claim is sent") { !table.sent.isEmpty }
+            clock.advance(by: .milliseconds(200))
+            #expect(Self.isUnavailable(try await claim.result()))
+            // The clock never reaches the statement's 5 s: only the watcher can end it.
+            try await ClaimBatcherTests.eventually("the statement is cancelled") { table.cancelled == 1 }
         }
-        #expect(clock.now - start < .seconds(2), "the batcher waited for the 5 s statement")
+        #expect(table.completed == 0, "the statement ran to its end")
     }
 }
