@@ -176,7 +176,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAppLaunchTests",
-            dependencies: ["WebAppLaunch", "WebAppRegistry", "WebAppLaunchNative"],
+            dependencies: ["WebAppLaunch", "WebAppRegistry", "WebAppLaunchNative", "WebAppLaunchTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

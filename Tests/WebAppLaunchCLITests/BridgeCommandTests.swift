@@ -9,9 +9,9 @@ struct BridgeCommandTests {
     }
 
     @Test("an allow-listed deep link is routed in the app, exit 0")
-    func deepLinkRoutedInApp() throws {
+    func deepLinkRoutedInApp() async throws {
         let message = #"{"action":"deeplink","data":"navidapro://healthmagazin/details?article_id=606"}"#
-        let result = try CLI.run(["bridge", "--app", "healthmagazin", "--registry", Repository.sampleRegistry, message])
+        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "--registry", Repository.sampleRegistry, message])
         #expect(result.status == 0, "\(result)")
         let object = try Self.decode(try #require(result.standardOutput.split(separator: "\n").first))
         #expect(object["action"] as? String == "deeplink")
@@ -25,8 +25,8 @@ struct BridgeCommandTests {
         #"{"action":"openUrl","data":"javascript:alert(document.cookie)"}"#,
         #"{"action":"deeplink","data":"navidapro://bonus/points?id=1"}"#,
     ])
-    func refused(message: String) throws {
-        let result = try CLI.run(["bridge", "--app", "healthmagazin", message])
+    func refused(message: String) async throws {
+        let result = try await CLI.run(["bridge", "--app", "healthmagazin", message])
         #expect(result.status == 1, "\(result)")
         let object = try Self.decode(try #require(result.standardOutput.split(separator: "\n").first))
         #expect(object["refused"] as? Bool == true)
@@ -35,20 +35,20 @@ struct BridgeCommandTests {
     }
 
     @Test("bridge - decodes one JSON line per message and exits 1 if any is refused")
-    func standardInput() throws {
+    func standardInput() async throws {
         let lines = [
             #"{"action":"displayText","data":"Hallo"}"#,
             #"{"action":"openUrl","data":"https://example.org/"}"#,
             #"{"action":"deeplink","data":"javascript:alert(1)"}"#,
         ]
-        let result = try CLI.run(["bridge", "--app", "healthmagazin", "-"], input: lines.joined(separator: "\n") + "\n")
+        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "-"], input: lines.joined(separator: "\n") + "\n")
         #expect(result.status == 1, "\(result)")
         let objects = try result.standardOutput.split(separator: "\n").map(Self.decode)
         #expect(objects.count == 3)
         #expect(objects.map { $0["refused"] as? Bool } == [false, false, true])
         #expect(objects[1]["decision"] as? String == "openExternally")
 
-        let accepted = try CLI.run(["bridge", "--app", "healthmagazin", "-"], input: lines.dropLast().joined(separator: "\n"))
+        let accepted = try await CLI.run(["bridge", "--app", "healthmagazin", "-"], input: lines.dropLast().joined(separator: "\n"))
         #expect(accepted.status == 0, "\(accepted)")
     }
 }

@@ -13,11 +13,11 @@ struct GateCommandTests {
     static let upstreamScript = Repository.root.appendingPathComponent("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py").path
 
     @Test("gate exchanges a launch, proxies with the identity headers, logs no personal data and exits 0 on SIGTERM")
-    func proxiesAndStops() throws {
+    func proxiesAndStops() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let upstream = try BackgroundSubprocess("/usr/bin/python3", [Self.upstreamScript, "0"], standardErrorPath: directory.path("upstream.log"))
-        let upstreamPort = try #require(Int(try upstream.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
+        let upstreamPort = try #require(Int(try await upstream.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
         let port = try freeLoopbackPort()
         let gate = try BackgroundSubprocess(
             CLI.executablePath,
@@ -25,31 +25,31 @@ struct GateCommandTests {
              "--keyring", Repository.developmentKeyring, "--replay", "memory", "--port", "\(port)"],
             standardErrorPath: directory.path("gate.log")
         )
-        _ = try gate.firstLine(within: .seconds(15)) { $0.hasPrefix("gate listening on http://127.0.0.1:\(port)") }
+        _ = try await gate.firstLine(within: .seconds(15)) { $0.hasPrefix("gate listening on http://127.0.0.1:\(port)") }
 
         let registry = directory.path("registry.json")
         try #"{"apps":[{"id":"healthmagazin","title":"Gesundheitsmagazin","url":"http://127.0.0.1:\#(port)/"}]}"#
             .write(toFile: registry, atomically: true, encoding: .utf8)
-        let launchURL = try CLI.mint(keyring: Repository.developmentKeyring, registry: registry)
-        let exchange = try runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-D", "-", "--max-time", "10", launchURL], timeout: .seconds(15))
+        let launchURL = try await CLI.mint(keyring: Repository.developmentKeyring, registry: registry)
+        let exchange = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-D", "-", "--max-time", "10", launchURL], timeout: .seconds(15))
         #expect(exchange.standardOutput.hasPrefix("HTTP/1.1 303"), "\(exchange) log:\n\(gate.standardError)")
         let cookieLine = try #require(exchange.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: webapp_launch_session=") })
         let cookie = String(cookieLine.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
 
-        let page = try runSubprocess("/usr/bin/curl", [
+        let page = try await runSubprocess("/usr/bin/curl", [
             "-s", "--max-time", "10", "-H", "Cookie: \(cookie)", "-H", "X-WebApp-Launch-Subject: Z999999999",
             "http://127.0.0.1:\(port)/page",
         ], timeout: .seconds(15))
         #expect(page.standardOutput.contains("Hallo Jürgen O&#x27;Brien"), "\(page)")
-        #expect(try httpStatus(of: "http://127.0.0.1:\(port)/page") == 401)
-        #expect(try httpStatus(of: launchURL) == 401, "a launch is accepted once")
+        #expect(try await httpStatus(of: "http://127.0.0.1:\(port)/page") == 401)
+        #expect(try await httpStatus(of: launchURL) == 401, "a launch is accepted once")
 
-        #expect(try gate.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(gate.standardError)")
+        #expect(try await gate.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(gate.standardError)")
         let log = gate.standardError
         for secret in [TestUser.accessToken, TestUser.firstName, TestUser.lastName, TestUser.kvnumber, cookie] {
             #expect(!log.contains(secret), "the gate log leaks personal data")
         }
-        _ = try? upstream.stop(within: .seconds(5))
+        _ = try? await upstream.stop(within: .seconds(5))
     }
 
     @Test(
@@ -66,8 +66,8 @@ struct GateCommandTests {
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--auth-request", "--unauthenticated-redirect", "//evil.example"],
         ]
     )
-    func refusesBadConfiguration(arguments: [String]) throws {
-        let result = try CLI.run(["gate", "--keyring", Repository.developmentKeyring] + arguments)
+    func refusesBadConfiguration(arguments: [String]) async throws {
+        let result = try await CLI.run(["gate", "--keyring", Repository.developmentKeyring] + arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.errorLines.count == 1, "\(result)")
         #expect(result.standardError.hasPrefix("error: "), "\(result)")

@@ -5,13 +5,13 @@ import WebAppLaunchTestSupport
 @Suite("inspect shows the clear header and nothing of the claims")
 struct InspectCommandTests {
     @Test("inspect prints version, mode, kid, app and audience, and never the names or the access token", arguments: ["sealed", "signed"])
-    func header(mode: String) throws {
+    func header(mode: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(keyring: keyring, ["--mode", mode])
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(keyring: keyring, ["--mode", mode])
 
-        for result in [try CLI.run(["inspect", url]), try CLI.run(["inspect", "-"], input: url + "\n"), try CLI.run(["inspect", token(of: url)])] {
+        for result in [try await CLI.run(["inspect", url]), try await CLI.run(["inspect", "-"], input: url + "\n"), try await CLI.run(["inspect", token(of: url)])] {
             #expect(result.status == 0, "\(result)")
             let output = result.standardOutput
             #expect(output.hasPrefix("UNVERIFIED header"))
@@ -28,19 +28,19 @@ struct InspectCommandTests {
     }
 
     @Test("inspect needs no keyring: a launch from an unknown key still shows its header")
-    func noKeyring() throws {
+    func noKeyring() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let url = try CLI.mint(keyring: try makeKeyring(in: directory))
+        let url = try await CLI.mint(keyring: try makeKeyring(in: directory))
         directory.remove()
-        let result = try CLI.run(["inspect", url])
+        let result = try await CLI.run(["inspect", url])
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.contains("kid       k1"))
     }
 
     @Test("inspect of text that is not a launch exits 1 with the error code", arguments: ["http://127.0.0.1:8080/apps/healthmagazin?launch=AAAA", "!!!"])
-    func garbage(text: String) throws {
-        let result = try CLI.run(["inspect", text])
+    func garbage(text: String) async throws {
+        let result = try await CLI.run(["inspect", text])
         #expect(result.status == 1, "\(result)")
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1)

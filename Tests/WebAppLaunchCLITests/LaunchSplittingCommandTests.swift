@@ -8,14 +8,14 @@ import WebAppLaunchTestSupport
 @Suite("verify splits a launch URL as the verifier does: bare or repeated launch pieces are rejected launches")
 struct LaunchSplittingCommandTests {
     @Test("a bare launch piece, alone or beside a token, is malformed with exit 1", arguments: ["?launch", "?launch&launch=TOKEN", "?launch=TOKEN&launch", "?launch=TOKEN&launch=TOKEN"])
-    func bareOrRepeatedLaunch(query: String) throws {
+    func bareOrRepeatedLaunch(query: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let token = token(of: try CLI.mint(keyring: keyring))
+        let keyring = try await makeKeyring(in: directory)
+        let token = token(of: try await CLI.mint(keyring: keyring))
         let url = "http://127.0.0.1:8080/apps/healthmagazin" + query.replacingOccurrences(of: "TOKEN", with: token)
         for json in [false, true] {
-            let result = try CLI.run(["verify", url, "--keyring", keyring] + (json ? ["--json"] : []))
+            let result = try await CLI.run(["verify", url, "--keyring", keyring] + (json ? ["--json"] : []))
             #expect(result.status == 1, "\(result)")
             #expect(result.errorLines.count == 1)
             #expect(result.standardError.contains("malformed"), "\(result)")
@@ -27,20 +27,20 @@ struct LaunchSplittingCommandTests {
     }
 
     @Test("a URL without a query is a rejected launch, and under --json it prints the JSON verdict")
-    func noQuery() throws {
-        let result = try CLI.run(["verify", "http://127.0.0.1:8080/apps/healthmagazin", "--json"])
+    func noQuery() async throws {
+        let result = try await CLI.run(["verify", "http://127.0.0.1:8080/apps/healthmagazin", "--json"])
         #expect(result.status == 1, "\(result)")
         #expect(result.standardOutput == #"{"valid":false,"error":"malformed"}"# + "\n")
     }
 
     @Test("a combining mark after & does not hide the separator: the registered parameter and launch are still two pieces")
-    func combiningMarkAfterAmpersand() throws {
+    func combiningMarkAfterAmpersand() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(app: "bonusprogramm", keyring: keyring)
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(app: "bonusprogramm", keyring: keyring)
         let marked = url.replacingOccurrences(of: "&launch=", with: "&\u{301}launch=")
-        let result = try CLI.run(["verify", marked, "--keyring", keyring])
+        let result = try await CLI.run(["verify", marked, "--keyring", keyring])
         #expect(result.status != 0, "the mark makes the piece `\u{301}launch=…`, which is not launch: \(result)")
     }
 }

@@ -12,7 +12,7 @@ import Glibc
 @Suite("launcher serves the catalogue, fails closed without a provider and refuses unsafe configuration")
 struct LauncherCommandTests {
     @Test("launcher prints where it listens, serves the catalogue, answers 503 while the provider is down, and exits 0 on SIGTERM")
-    func servesAndStops() throws {
+    func servesAndStops() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let deadProvider = try freeLoopbackPort()
@@ -21,18 +21,18 @@ struct LauncherCommandTests {
             ["launcher", "--port", "0", "--issuer", "http://127.0.0.1:\(deadProvider)", "--provider-timeout", "2"],
             standardErrorPath: directory.path("launcher.log")
         )
-        let banner = try launcher.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch launcher on") }
+        let banner = try await launcher.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch launcher on") }
         let address = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }).description
-        let catalogue = try runSubprocess("/usr/bin/curl", ["-s", "--max-time", "5", address + "/v1/catalogue"], timeout: .seconds(10))
+        let catalogue = try await runSubprocess("/usr/bin/curl", ["-s", "--max-time", "5", address + "/v1/catalogue"], timeout: .seconds(10))
         #expect(catalogue.standardOutput.contains(#""id":"healthmagazin""#), "\(catalogue)")
         let token = "cli-launcher-token-Vb71qZ"
-        let launch = try runSubprocess("/usr/bin/curl", [
+        let launch = try await runSubprocess("/usr/bin/curl", [
             "-s", "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}",
             "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
             "--data", #"{"app":"healthmagazin"}"#, address + "/v1/launches",
         ], timeout: .seconds(15))
         #expect(launch.standardOutput == "503", "\(launch)")
-        #expect(try launcher.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(launcher.standardError)")
+        #expect(try await launcher.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(launcher.standardError)")
         #expect(!launcher.standardError.contains(token), "the launcher log leaks the token")
         #expect(launcher.standardError.contains("provider_unavailable"))
     }
@@ -45,8 +45,8 @@ struct LauncherCommandTests {
         ["launcher", "--issuer", "https://login.example", "--max-provider-requests", "0"],
         ["launcher"],
     ])
-    func refuses(arguments: [String]) throws {
-        let result = try CLI.run(arguments)
+    func refuses(arguments: [String]) async throws {
+        let result = try await CLI.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.errorLines.count == 1, "\(result)")
     }

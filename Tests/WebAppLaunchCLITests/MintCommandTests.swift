@@ -8,11 +8,11 @@ struct MintCommandTests {
         ("healthmagazin", "http://127.0.0.1:8080/apps/healthmagazin"),
         ("bonusprogramm", "http://127.0.0.1:8080/apps/bonusprogramm?tenant=demo"),
     ])
-    func form(app: String, registered: String) throws {
+    func form(app: String, registered: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let result = try CLI.run(["mint", "--app", app, "--keyring", keyring, "--registry", Repository.sampleRegistry, "--form"] + TestUser.arguments)
+        let keyring = try await makeKeyring(in: directory)
+        let result = try await CLI.run(["mint", "--app", app, "--keyring", keyring, "--registry", Repository.sampleRegistry, "--form"] + TestUser.arguments)
         #expect(result.status == 0, "\(result)")
         let html = result.standardOutput
         #expect(html.hasPrefix("<!doctype html>"))
@@ -23,7 +23,7 @@ struct MintCommandTests {
         let launch = html[value.upperBound...].prefix { $0 != "\"" }
         #expect(launch.count > 100)
         let url = registered + (registered.contains("?") ? "&" : "?") + "launch=" + launch
-        #expect(try CLI.run(["verify", url, "--keyring", keyring]).status == 0)
+        #expect(try await CLI.run(["verify", url, "--keyring", keyring]).status == 0)
     }
 
     @Test("mint refuses bad input with exit 2, one line on stderr and nothing on stdout", arguments: [
@@ -35,13 +35,13 @@ struct MintCommandTests {
         (["--mode", "bogus"], "--mode"),
         (["--access-token", "has space"], "invalid_claims"),
     ])
-    func refusals(override: [String], expected: String) throws {
+    func refusals(override: [String], expected: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
+        let keyring = try await makeKeyring(in: directory)
         // Later options win in swift-argument-parser, so the override replaces the default.
         let arguments = ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", Repository.sampleRegistry] + TestUser.arguments + override
-        let result = try CLI.run(arguments)
+        let result = try await CLI.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1, "\(result)")
@@ -49,12 +49,12 @@ struct MintCommandTests {
     }
 
     @Test("mint with --ttl 300 is accepted and the header expires 300 s after issue")
-    func maximumLifetime() throws {
+    func maximumLifetime() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(keyring: keyring, ["--ttl", "300"])
-        let result = try CLI.run(["verify", url, "--keyring", keyring, "--json"])
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(keyring: keyring, ["--ttl", "300"])
+        let result = try await CLI.run(["verify", url, "--keyring", keyring, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let formatter = ISO8601DateFormatter()
         let issued = try #require(formatter.date(from: object["issued"] as? String ?? ""))
@@ -63,12 +63,12 @@ struct MintCommandTests {
     }
 
     @Test("with no --keyring or --registry, mint uses the shipped development keyring and sample registry")
-    func developmentDefaults() throws {
-        let result = try CLI.run(["mint", "--app", "healthmagazin"] + TestUser.arguments)
+    func developmentDefaults() async throws {
+        let result = try await CLI.run(["mint", "--app", "healthmagazin"] + TestUser.arguments)
         #expect(result.status == 0, "\(result)")
         let url = result.standardOutput.trimmingCharacters(in: .newlines)
         #expect(url.hasPrefix("http://127.0.0.1:8080/apps/healthmagazin?launch="))
-        #expect(try CLI.run(["verify", url]).status == 0)
-        #expect(try CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]).status == 0)
+        #expect(try await CLI.run(["verify", url]).status == 0)
+        #expect(try await CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]).status == 0)
     }
 }

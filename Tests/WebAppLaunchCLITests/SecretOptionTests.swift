@@ -19,15 +19,15 @@ struct SecretOptionTests {
         input: String? = nil,
         environment: [String: String] = [:],
         keyring: String
-    ) throws -> (token: String?, mint: SubprocessResult) {
-        let mint = try CLI.run(
+    ) async throws -> (token: String?, mint: SubprocessResult) {
+        let mint = try await CLI.run(
             ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", Repository.sampleRegistry,
              "--access-token", accessToken, "--firstname", "Erika", "--lastname", "Mustermann", "--kvnumber", TestUser.kvnumber],
             input: input,
             environment: environment
         )
         guard mint.status == 0 else { return (nil, mint) }
-        let verify = try CLI.run(["verify", mint.standardOutput.trimmingCharacters(in: .newlines), "--keyring", keyring, "--reveal"])
+        let verify = try await CLI.run(["verify", mint.standardOutput.trimmingCharacters(in: .newlines), "--keyring", keyring, "--reveal"])
         let line = verify.standardOutput.split(separator: "\n").first { $0.hasPrefix("  access_token") }
         return (line.map { String($0.dropFirst("  access_token  ".count)) }, mint)
     }
@@ -35,16 +35,16 @@ struct SecretOptionTests {
     enum Form: String, CaseIterable, Sendable { case environment, file, standardInput }
 
     @Test("mint --access-token reads env:NAME, file:PATH and - without a warning", arguments: Form.allCases)
-    func mintReadsReference(form: Form) throws {
+    func mintReadsReference(form: Form) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
+        let keyring = try await makeKeyring(in: directory)
         let file = directory.path("token")
         try (Self.secret + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let (token, mint) = switch form {
-        case .environment: try Self.mintedAccessToken("env:WEBAPP_TEST_TOKEN", environment: ["WEBAPP_TEST_TOKEN": Self.secret], keyring: keyring)
-        case .file: try Self.mintedAccessToken("file:" + file, keyring: keyring)
-        case .standardInput: try Self.mintedAccessToken("-", input: Self.secret + "\n", keyring: keyring)
+        case .environment: try await Self.mintedAccessToken("env:WEBAPP_TEST_TOKEN", environment: ["WEBAPP_TEST_TOKEN": Self.secret], keyring: keyring)
+        case .file: try await Self.mintedAccessToken("file:" + file, keyring: keyring)
+        case .standardInput: try await Self.mintedAccessToken("-", input: Self.secret + "\n", keyring: keyring)
         }
         #expect(mint.status == 0, "\(mint)")
         #expect(token == Self.secret, "\(mint)")
@@ -52,10 +52,10 @@ struct SecretOptionTests {
     }
 
     @Test("mint --access-token given inline works but warns on stderr in one line that never repeats the token")
-    func mintWarnsInline() throws {
+    func mintWarnsInline() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (token, mint) = try Self.mintedAccessToken(Self.secret, keyring: try makeKeyring(in: directory))
+        let (token, mint) = try await Self.mintedAccessToken(Self.secret, keyring: try makeKeyring(in: directory))
         #expect(token == Self.secret)
         #expect(mint.errorLines.count == 1, "\(mint)")
         #expect(mint.standardError.hasPrefix("warning: --access-token"), "\(mint)")
@@ -66,10 +66,10 @@ struct SecretOptionTests {
     @Test("a reference that cannot be read is a configuration error: exit 2, one line, no secret", arguments: [
         "env:WEBAPP_TEST_UNSET_VARIABLE", "file:/nonexistent/token", "env:", "file:",
     ])
-    func unreadableReference(reference: String) throws {
+    func unreadableReference(reference: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (_, mint) = try Self.mintedAccessToken(reference, keyring: try makeKeyring(in: directory))
+        let (_, mint) = try await Self.mintedAccessToken(reference, keyring: try makeKeyring(in: directory))
         #expect(mint.status == 2, "\(mint)")
         #expect(mint.standardOutput.isEmpty)
         #expect(mint.errorLines.count == 1, "\(mint)")
@@ -82,7 +82,7 @@ struct SecretOptionTests {
         ("postgresql://app@127.0.0.1:1/launches?password=\(secret)", true),
         ("postgres://app@127.0.0.1:1/launches", false),
     ])
-    func serveWarnsOnInlinePassword(replay: String, warns: Bool) throws {
+    func serveWarnsOnInlinePassword(replay: String, warns: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let port = try freeLoopbackPort()
@@ -92,33 +92,33 @@ struct SecretOptionTests {
             ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", Repository.sampleRegistry, "--replay", replay, "--log-level", "critical"],
             standardErrorPath: directory.path("serve.log")
         )
-        _ = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
-        #expect(try server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
+        _ = try await server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
+        #expect(try await server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
         let warnings = server.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: --replay") }
         #expect(warnings.count == (warns ? 1 : 0), "log:\n\(server.standardError)")
         #expect(!server.standardError.contains(Self.secret), "the password reached stderr")
     }
 
     @Test("a configuration error with an inline secret stays one line on stderr, without the secret")
-    func configurationErrorStaysOneLine() throws {
+    func configurationErrorStaysOneLine() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory, development: false)
-        let serve = try CLI.run(
+        let keyring = try await makeKeyring(in: directory, development: false)
+        let serve = try await CLI.run(
             ["serve", "--port", "\(try freeLoopbackPort())", "--keyring", keyring, "--replay", "postgres://app:\(Self.secret)@127.0.0.1:1/launches"],
             timeout: .seconds(10)
         )
         #expect(serve.status == 2, "\(serve)")
         #expect(serve.errorLines.count == 1 && serve.standardError.hasPrefix("error: "), "\(serve)")
         #expect(!serve.standardError.contains(Self.secret))
-        let (_, mint) = try Self.mintedAccessToken(Self.secret, environment: [:], keyring: directory.path("missing.json"))
+        let (_, mint) = try await Self.mintedAccessToken(Self.secret, environment: [:], keyring: directory.path("missing.json"))
         #expect(mint.status == 2, "\(mint)")
         #expect(mint.errorLines.count == 1 && mint.standardError.hasPrefix("error: "), "\(mint)")
         #expect(!mint.standardError.contains(Self.secret))
     }
 
     @Test("serve --replay file:PATH reads the store from a file")
-    func serveReadsReplayFromFile() throws {
+    func serveReadsReplayFromFile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path("replay")
@@ -129,16 +129,16 @@ struct SecretOptionTests {
             ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", Repository.sampleRegistry, "--replay", "file:" + file],
             standardErrorPath: directory.path("serve.log")
         )
-        let banner = try server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
+        let banner = try await server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
         #expect(banner.hasPrefix("webapp-launch serving on http://127.0.0.1:\(port)"))
-        #expect(try server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
+        #expect(try await server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
     }
 
     @Test("--help examples keep secrets off the command line", arguments: [
         (["mint", "--help"], "--access-token env:"), (["serve", "--help"], "--replay env:DATABASE_URL"), (["--help"], "--access-token env:"),
     ])
-    func helpExamples(arguments: [String], expected: String) throws {
-        let result = try CLI.run(arguments)
+    func helpExamples(arguments: [String], expected: String) async throws {
+        let result = try await CLI.run(arguments)
         #expect(result.status == 0)
         // argument-parser wraps help at 80 columns: compare with whitespace runs collapsed.
         let help = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")

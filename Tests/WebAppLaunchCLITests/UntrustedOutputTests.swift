@@ -42,10 +42,10 @@ struct UntrustedOutputTests {
     }
 
     @Test("inspect prints an unverified audience with each control escaped, never raw", arguments: controls.map(\.name))
-    func inspectEscapes(name: String) throws {
+    func inspectEscapes(name: String) async throws {
         let scalar = try #require(Self.controls.first { $0.name == name }).scalar
         let audience = "http://127.0.0.1:8080/a\(Character(scalar))b"
-        let result = try CLI.run(["inspect", Self.forgedToken(audience: audience)])
+        let result = try await CLI.run(["inspect", Self.forgedToken(audience: audience)])
         #expect(result.status == 0, "\(result)")
         #expect(!Self.holdsRawControl(result.standardOutput), "raw U+\(String(scalar.value, radix: 16, uppercase: true)) in inspect output")
         #expect(result.standardOutput.contains(#"  audience  http://127.0.0.1:8080/a\u{\#(String(scalar.value, radix: 16, uppercase: true))}b"#), "\(result)")
@@ -53,12 +53,12 @@ struct UntrustedOutputTests {
     }
 
     @Test("verify escapes controls in the input it echoes on stderr (unexpected argument, keyring path)", arguments: controls.map(\.name))
-    func verifyEscapes(name: String) throws {
+    func verifyEscapes(name: String) async throws {
         let scalar = try #require(Self.controls.first { $0.name == name }).scalar
         let hostile = "x\(Character(scalar))y"
         let url = "http://127.0.0.1:8080/apps/healthmagazin?launch=AAAA"
         for arguments in [["verify", url, "--keyring", "/nonexistent/" + hostile], ["verify", url, hostile]] {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == 2, "\(result)")
             #expect(result.errorLines.count == 1, "\(result)")
             #expect(!Self.holdsRawControl(result.standardError), "raw U+\(String(scalar.value, radix: 16)) on stderr: \(arguments)")
@@ -71,10 +71,10 @@ struct UntrustedOutputTests {
     }
 
     @Test("verify --json and bridge keep JSON valid and escape DEL, C1 and bidi controls as \\u escapes")
-    func jsonEscapes() throws {
+    func jsonEscapes() async throws {
         let text = "a\u{7F}b\u{9B}c\u{202E}d\u{2066}e\u{E0041}f"
         let message = try String(decoding: JSONSerialization.data(withJSONObject: ["action": "displayText", "data": text]), as: UTF8.self)
-        let result = try CLI.run(["bridge", "--app", "healthmagazin", "--registry", Repository.sampleRegistry, message])
+        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "--registry", Repository.sampleRegistry, message])
         #expect(result.status == 0, "\(result)")
         #expect(!Self.holdsRawControl(result.standardOutput), "\(result)")
         #expect(result.standardOutput.contains(#"\u007f"#) && result.standardOutput.contains(#"\u202e"#) && result.standardOutput.contains(#"\udb40\udc41"#))

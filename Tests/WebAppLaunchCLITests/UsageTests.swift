@@ -26,8 +26,8 @@ struct UsageTests {
     ]
 
     @Test("a bad invocation exits 2 with exactly one line on stderr and nothing on stdout", arguments: badInvocations)
-    func badInvocation(arguments: [String]) throws {
-        let result = try CLI.run(arguments)
+    func badInvocation(arguments: [String]) async throws {
+        let result = try await CLI.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.standardOutput.isEmpty, "\(result)")
         #expect(result.errorLines.count == 1, "\(result)")
@@ -35,8 +35,8 @@ struct UsageTests {
     }
 
     @Test("--help on a subcommand exits 0 and shows its usage and an example", arguments: ["keygen", "mint", "verify", "inspect", "serve", "bridge"])
-    func help(subcommand: String) throws {
-        let result = try CLI.run([subcommand, "--help"])
+    func help(subcommand: String) async throws {
+        let result = try await CLI.run([subcommand, "--help"])
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.contains("USAGE: webapp-launch \(subcommand)"))
         #expect(result.standardOutput.contains("Example"))
@@ -44,8 +44,8 @@ struct UsageTests {
     }
 
     @Test("--help on the root command exits 0 and documents the exit codes")
-    func rootHelp() throws {
-        let result = try CLI.run(["--help"])
+    func rootHelp() async throws {
+        let result = try await CLI.run(["--help"])
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.contains("Exit codes: 0 success, 1 rejected launch, 2 usage or configuration error"))
         for subcommand in ["keygen", "mint", "verify", "inspect", "serve", "bridge"] {

@@ -11,15 +11,15 @@ struct VerifyCommandTests {
     ]
 
     @Test("mint prints one launch URL on the registered URL that verify accepts, the token shown as length and hash", arguments: launches)
-    func roundTrip(app: String, mode: String) throws {
+    func roundTrip(app: String, mode: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(app: app, keyring: keyring, ["--mode", mode])
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(app: app, keyring: keyring, ["--mode", mode])
         let registered = try #require(try Registry(contentsOfFile: Repository.sampleRegistry).app(id: app)).url.description
         #expect(url.hasPrefix(registered + (registered.contains("?") ? "&" : "?") + "launch="))
 
-        let result = try CLI.run(["verify", url, "--keyring", keyring])
+        let result = try await CLI.run(["verify", url, "--keyring", keyring])
         #expect(result.status == 0, "\(result)")
         #expect(result.standardError.isEmpty)
         let output = result.standardOutput
@@ -35,22 +35,22 @@ struct VerifyCommandTests {
     }
 
     @Test("--reveal prints the access token itself")
-    func reveal() throws {
+    func reveal() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let result = try CLI.run(["verify", try CLI.mint(keyring: keyring), "--keyring", keyring, "--reveal"])
+        let keyring = try await makeKeyring(in: directory)
+        let result = try await CLI.run(["verify", try await CLI.mint(keyring: keyring), "--keyring", keyring, "--reveal"])
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.contains("access_token  \(TestUser.accessToken)\n"))
         #expect(!result.standardOutput.contains("sha256"))
     }
 
     @Test("--json prints one JSON object with valid true, the claims and the hidden token", arguments: [false, true])
-    func json(reveal: Bool) throws {
+    func json(reveal: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let result = try CLI.run(["verify", try CLI.mint(keyring: keyring), "--keyring", keyring, "--json"] + (reveal ? ["--reveal"] : []))
+        let keyring = try await makeKeyring(in: directory)
+        let result = try await CLI.run(["verify", try await CLI.mint(keyring: keyring), "--keyring", keyring, "--json"] + (reveal ? ["--reveal"] : []))
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.split(separator: "\n").count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
@@ -64,12 +64,12 @@ struct VerifyCommandTests {
     }
 
     @Test("verify - reads the URL from standard input, surrounding whitespace ignored", arguments: ["", "\n", "  \n\n"])
-    func standardInput(trailing: String) throws {
+    func standardInput(trailing: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(keyring: keyring)
-        let result = try CLI.run(["verify", "-", "--keyring", keyring, "--json"], input: url + trailing)
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(keyring: keyring)
+        let result = try await CLI.run(["verify", "-", "--keyring", keyring, "--json"], input: url + trailing)
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.hasPrefix(#"{"access_token":"#))
         #expect(result.standardOutput.contains(#""valid":true"#))
@@ -96,23 +96,23 @@ struct VerifyRejectionTests {
     }
 
     @Test("one character flipped in the middle of the token is bad_signature or malformed", arguments: ["sealed", "signed"])
-    func tamperedToken(mode: String) throws {
+    func tamperedToken(mode: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(keyring: keyring, ["--mode", mode])
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(keyring: keyring, ["--mode", mode])
         let tampered = Self.tampered(url)
         #expect(tampered != url)
-        Self.expectRejected(try CLI.run(["verify", tampered, "--keyring", keyring]), codes: ["bad_signature", "malformed"])
-        Self.expectRejected(try CLI.run(["verify", "-", "--keyring", keyring], input: tampered), codes: ["bad_signature", "malformed"])
+        Self.expectRejected(try await CLI.run(["verify", tampered, "--keyring", keyring]), codes: ["bad_signature", "malformed"])
+        Self.expectRejected(try await CLI.run(["verify", "-", "--keyring", keyring], input: tampered), codes: ["bad_signature", "malformed"])
     }
 
     @Test("--json on a rejected launch prints valid false and the code, still exiting 1")
-    func jsonRejection() throws {
+    func jsonRejection() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let result = try CLI.run(["verify", Self.tampered(try CLI.mint(keyring: keyring)), "--keyring", keyring, "--json"])
+        let keyring = try await makeKeyring(in: directory)
+        let result = try await CLI.run(["verify", Self.tampered(try await CLI.mint(keyring: keyring)), "--keyring", keyring, "--json"])
         #expect(result.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["valid"] as? Bool == false)
@@ -120,39 +120,39 @@ struct VerifyRejectionTests {
     }
 
     @Test("a launch for healthmagazin checked as another app fails its MAC (per-app keys); checked as healthmagazin at another app's URL, wrong_audience")
-    func wrongAppAndAudience() throws {
+    func wrongAppAndAudience() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(keyring: keyring)
-        Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring, "--app", "bonusprogramm"]), codes: ["bad_signature"])
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(keyring: keyring)
+        Self.expectRejected(try await CLI.run(["verify", url, "--keyring", keyring, "--app", "bonusprogramm"]), codes: ["bad_signature"])
         let moved = url.replacingOccurrences(of: "/apps/healthmagazin?", with: "/apps/bonusprogramm?tenant=demo&")
-        Self.expectRejected(try CLI.run(["verify", moved, "--keyring", keyring]), codes: ["bad_signature"])
-        Self.expectRejected(try CLI.run(["verify", moved, "--keyring", keyring, "--app", "healthmagazin"]), codes: ["wrong_audience"])
+        Self.expectRejected(try await CLI.run(["verify", moved, "--keyring", keyring]), codes: ["bad_signature"])
+        Self.expectRejected(try await CLI.run(["verify", moved, "--keyring", keyring, "--app", "healthmagazin"]), codes: ["wrong_audience"])
     }
 
     @Test("a launch minted ten minutes ago is expired; one minted ten minutes ahead is not yet valid", arguments: [
         (-600.0, "expired"), (600.0, "not_yet_valid"),
     ])
-    func timeWindow(offset: TimeInterval, code: String) throws {
+    func timeWindow(offset: TimeInterval, code: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
+        let keyring = try await makeKeyring(in: directory)
         let signer = try LaunchSigner(keyring: try Keyring(contentsOfFile: keyring), registry: try Registry(contentsOfFile: Repository.sampleRegistry))
         let url = try signer.launchURL(for: "healthmagazin", user: TestUser.user, lifetime: 60, now: Date().addingTimeInterval(offset))
-        Self.expectRejected(try CLI.run(["verify", url, "--keyring", keyring]), codes: [code])
+        Self.expectRejected(try await CLI.run(["verify", url, "--keyring", keyring]), codes: [code])
     }
 
     @Test("a launch signed by another keyring is rejected: unknown_key for a foreign kid, bad_signature for the same kid")
-    func foreignKeyring() throws {
+    func foreignKeyring() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let keyring = try makeKeyring(in: directory)
-        let url = try CLI.mint(keyring: keyring)
-        Self.expectRejected(try CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]), codes: ["unknown_key"])
+        let keyring = try await makeKeyring(in: directory)
+        let url = try await CLI.mint(keyring: keyring)
+        Self.expectRejected(try await CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]), codes: ["unknown_key"])
 
         let other = directory.path("other.json")
-        #expect(try CLI.run(["keygen", "--kid", "k1", "--keyring", other, "--development"]).status == 0)
-        Self.expectRejected(try CLI.run(["verify", url, "--keyring", other]), codes: ["bad_signature"])
+        #expect(try await CLI.run(["keygen", "--kid", "k1", "--keyring", other, "--development"]).status == 0)
+        Self.expectRejected(try await CLI.run(["verify", url, "--keyring", other]), codes: ["bad_signature"])
     }
 }

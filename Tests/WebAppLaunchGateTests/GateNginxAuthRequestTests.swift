@@ -17,12 +17,12 @@ struct GateNginxAuthRequestTests {
         passAccessToken: Bool = false,
         _ body: @Sendable (String, RegisteredURL, TestClient) async throws -> Void
     ) async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         let nginxPort = try freeLoopbackPort()
         let gatePort = try freeLoopbackPort()
         let appPort = upstreamPort ?? upstream.port
         try await withGate(mode: .authRequest, gatePort: gatePort, publicPort: nginxPort, adjust: { $0.passAccessToken = passAccessToken }) { publicURL, client in
-            let nginx = try Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort)
+            let nginx = try await Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort)
             do {
                 try await body(nginx.origin, publicURL, client)
             } catch {
@@ -139,12 +139,12 @@ struct GateNginxAuthRequestTests {
 
     @Test("the launch token never appears in nginx's access log")
     func noTokenInAccessLog() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         let nginxPort = try freeLoopbackPort()
         let gatePort = try freeLoopbackPort()
         let appPort = upstream.port
         try await withGate(mode: .authRequest, gatePort: gatePort, publicPort: nginxPort) { publicURL, client in
-            let nginx = try Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort)
+            let nginx = try await Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort)
             let launchURL = try GateFixtures.launchURL(for: publicURL)
             #expect(try await client.send(launchURL).status == 303)
             try await Task.sleep(for: .milliseconds(200))

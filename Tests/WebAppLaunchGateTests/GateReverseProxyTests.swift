@@ -13,7 +13,7 @@ import WebAppRegistry
 struct GateReverseProxyTests {
     @Test("a launch becomes a session; the upstream gets the identity, umlauts and apostrophes intact, every header ASCII")
     func identityArrivesIntact() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
             let launch = try await client.send(try GateFixtures.launchURL(for: publicURL))
             #expect(launch.status == 303)
@@ -40,7 +40,7 @@ struct GateReverseProxyTests {
 
     @Test("a launch is exchanged once: the second use is refused")
     func launchIsUsedOnce() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
             let url = try GateFixtures.launchURL(for: publicURL)
             #expect(try await client.send(url).status == 303)
@@ -61,7 +61,7 @@ struct GateReverseProxyTests {
         ]
     )
     func spoofedHeadersAreRemoved(spoofed: [(String, String)]) async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             let reply = try await client.send(publicURL.description, headers: spoofed + [("Cookie", cookie)])
@@ -80,7 +80,7 @@ struct GateReverseProxyTests {
 
     @Test("without a session the gate answers 401 and the request never reaches the upstream, spoofed headers or not")
     func noSessionIsRefused() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
             let reply = try await client.send(publicURL.description, headers: [("X-WebApp-Launch-Subject", "A123456780")])
             #expect(reply.status == 401)
@@ -93,7 +93,7 @@ struct GateReverseProxyTests {
 
     @Test("with a redirect configured, a browser without a session is sent there")
     func noSessionRedirects() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
             adjust: { $0.unauthenticatedRedirect = "https://portal.example/start" }
@@ -108,7 +108,7 @@ struct GateReverseProxyTests {
 
     @Test("the access token goes upstream only when configured", arguments: [false, true])
     func accessTokenOnlyWhenConfigured(pass: Bool) async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
             adjust: { $0.passAccessToken = pass }
@@ -127,7 +127,7 @@ struct GateReverseProxyTests {
 
     @Test("the session cookie is not forwarded upstream; the app's own cookies are")
     func sessionCookieStaysAtTheGate() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             let echo = try await client.send(publicURL.description, headers: [("Cookie", "theme=dark; \(cookie); lang=de")]).echo
@@ -139,7 +139,7 @@ struct GateReverseProxyTests {
 
     @Test("hop-by-hop headers are removed in both directions (RFC 9110 §7.6.1)")
     func hopByHopHeadersAreRemoved() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             let reply = try await client.send(publicURL.description + "hop", headers: [
@@ -166,7 +166,7 @@ struct GateReverseProxyTests {
 
     @Test("request bodies stream upstream within the limit; over it the gate answers 413")
     func requestBodyLimit() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
             adjust: { $0.maximumRequestBodyBytes = 4096 }
@@ -186,7 +186,7 @@ struct GateReverseProxyTests {
 
     @Test("a response body over the limit is not passed on")
     func responseBodyLimit() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
             adjust: { $0.maximumResponseBodyBytes = 10_000 }
@@ -215,7 +215,7 @@ struct GateReverseProxyTests {
 
     @Test("an upstream slower than the response timeout gives 504")
     func slowUpstreamGives504() async throws {
-        let upstream = try EchoUpstream()
+        let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
             adjust: { $0.responseTimeout = .seconds(1) }

@@ -15,7 +15,7 @@ import WebAppLaunchTestSupport
 struct PostgresReplayStoreTests {
     @Test("of 200 concurrent requests with one launch, spread over two instances sharing the database, exactly one is accepted")
     func exactlyOnceAcrossInstances() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let storeA = try PostgresFixtures.store(url: cluster.url)
         let storeB = try PostgresFixtures.store(url: cluster.url)
@@ -31,12 +31,12 @@ struct PostgresReplayStoreTests {
         #expect(codes.count == 200)
         #expect(codes.filter { $0 == 303 }.count == 1, "status codes: \(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
         #expect(codes.filter { $0 == 401 }.count == 199)
-        #expect(try claimCount(cluster.url) == 1)
+        #expect(try await claimCount(cluster.url) == 1)
     }
 
     @Test("300 concurrent claims of distinct launches on one store are all recorded, in batches, and each is refused the second time")
     func concurrentDistinctClaims() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url)
         let ids = (0..<300).map { ReplayID(high: UInt64($0), low: 0x5eed) }
@@ -51,12 +51,12 @@ struct PostgresReplayStoreTests {
         }
         #expect(first.count == 300 && first.allSatisfy { $0 })
         #expect(second.count == 300 && second.allSatisfy { !$0 })
-        #expect(try claimCount(cluster.url) == 300)
+        #expect(try await claimCount(cluster.url) == 300)
     }
 
     @Test("a launch used on instance A is rejected on instance B")
     func usedOnARejectedOnB() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let storeA = try PostgresFixtures.store(url: cluster.url)
         let storeB = try PostgresFixtures.store(url: cluster.url)
@@ -72,14 +72,14 @@ struct PostgresReplayStoreTests {
 
     @Test("the nonce is stored as its keyed hash, never in clear")
     func storesKeyedHashOnly() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url)
         let token = try PostgresFixtures.signer.launchToken(for: "healthmagazin", user: PostgresFixtures.user)
         let launch = try LaunchVerifier(keyring: PostgresFixtures.keyring, app: PostgresFixtures.app).verify(token: token, now: Date())
         let claimed = try await withRunning(store) { try await store.claim(launch.replayID, until: launch.replayDeadline, now: 0) }
         #expect(claimed)
-        let dump = try psql(cluster.url, "SELECT encode(replay_id, 'hex') FROM webapp_launch_claims")
+        let dump = try await psql(cluster.url, "SELECT encode(replay_id, 'hex') FROM webapp_launch_claims")
         let nonceHex = launch.header.nonce.map { String(format: "%02x", $0) }.joined()
         #expect(dump.contains(launch.replayID.hex))
         #expect(!dump.contains(nonceHex))
@@ -87,7 +87,7 @@ struct PostgresReplayStoreTests {
 
     @Test("expired rows are swept and live ones kept")
     func sweepsExpiredRows() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url)
         try await withRunning(store) { () async throws in
@@ -95,30 +95,30 @@ struct PostgresReplayStoreTests {
                 let id = ReplayID(high: 7, low: UInt64(index))
                 #expect(try await store.claim(id, until: index < 6 ? 1_000 : 5_000, now: 900))
             }
-            #expect(try claimCount(cluster.url) == 10)
+            #expect(try await claimCount(cluster.url) == 10)
             #expect(try await store.sweep(now: 2_000) == 6)
-            #expect(try claimCount(cluster.url) == 4)
+            #expect(try await claimCount(cluster.url) == 4)
             #expect(try await store.claim(ReplayID(high: 7, low: 9), until: 5_000, now: 2_000) == false)
         }
     }
 
     @Test("with PostgreSQL stopped every launch gets 503 and none is accepted; after a restart launches succeed again")
     func outageFailsClosedAndRecovers() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(1500))
         try await withRunning(store) { try await withRunningServer(replayStore: store) { port in
             let before = try await statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"])
             #expect(before == [303])
 
-            try cluster.stop()
+            try await cluster.stop()
             let urls = try (0..<20).map { _ in "http://127.0.0.1:\(port)\(try PostgresFixtures.launchPathAndQuery())" }
             let during = try await statusCodes(of: urls)
             #expect(during.count == 20)
             #expect(during.allSatisfy { $0 == 503 })
             #expect(!during.contains(303))
 
-            try cluster.restart()
+            try await cluster.restart()
             var recovered = false
             let giveUp = ContinuousClock.now + .seconds(30)
             for _ in 0..<40 where !recovered && ContinuousClock.now < giveUp {
@@ -137,7 +137,7 @@ struct PostgresReplayStoreTests {
 
     @Test("a database that stops answering mid-query makes a claim fail with ReplayStoreError.unavailable at its deadline, and the store recovers")
     func hungQueryIsCancelledAtTheDeadline() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(800))
         try await withRunning(store) { () async throws in
@@ -166,7 +166,7 @@ struct PostgresReplayStoreTests {
 
     @Test("stopped while PostgreSQL is down and claims are waiting, the store returns within its deadlines and grants nothing")
     func stopsPromptlyDuringAnOutage() async throws {
-        let cluster = try PostgresTestCluster.start()
+        let cluster = try await PostgresTestCluster.start()
         defer { cluster.destroy() }
         let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(500))
         let stopped = Atomic<Bool>(false)
@@ -175,7 +175,7 @@ struct PostgresReplayStoreTests {
             stopped.store(true, ordering: .releasing)
         }
         #expect(try await store.claim(ReplayID(high: 2, low: 1), until: 5_000, now: 100))
-        try cluster.stop()
+        try await cluster.stop()
         let outage = Task {
             await withTaskGroup(of: Bool.self) { group in
                 for n in 0..<12 {

@@ -22,17 +22,17 @@ struct PostgresTestCluster: Sendable {
     }()
 
     /// Starts a fresh cluster in its own directory.
-    static func start() throws -> PostgresTestCluster {
+    static func start() async throws -> PostgresTestCluster {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wal-pg-\(UUID().uuidString.prefix(8))").path
-        let url = try run(["start", directory])
+        let url = try await run(["start", directory])
         return PostgresTestCluster(directory: directory, url: url)
     }
 
     /// Stops the server (the data stays), as an outage would.
-    func stop() throws { _ = try Self.run(["stop", directory]) }
+    func stop() async throws { _ = try await Self.run(["stop", directory]) }
 
     /// Starts it again on the same port.
-    func restart() throws { _ = try Self.run(["start", directory]) }
+    func restart() async throws { _ = try await Self.run(["start", directory]) }
 
     /// The postmaster and its children (backends, background workers), to freeze the
     /// server with SIGSTOP as a hung database would be.
@@ -53,13 +53,21 @@ struct PostgresTestCluster: Sendable {
         return [postmaster] + children
     }
 
-    /// Stops and deletes it.
-    func destroy() { _ = try? Self.run(["destroy", directory]) }
+    /// Stops and deletes it, on a thread of its own (it is called from `defer`, which cannot
+    /// wait; a cluster still there when the test process exits is removed by its watchdog).
+    func destroy() {
+        let arguments = ["destroy", directory]
+        Thread { _ = try? Self.runBlocking(arguments) }.start()
+    }
 
     @discardableResult
-    private static func run(_ arguments: [String]) throws -> String {
+    private static func run(_ arguments: [String]) async throws -> String {
+        try await offload { try runBlocking(arguments) }
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> String {
         let script = repositoryRoot.appendingPathComponent("scripts/pg-cluster").path
-        let result = try runSubprocess(script, arguments, environment: ["WATCH_PID": String(getpid())])
+        let result = try runSubprocessBlocking(script, arguments, environment: ["WATCH_PID": String(getpid())])
         guard result.status == 0 else {
             throw ClusterError(message: "pg-cluster \(arguments.joined(separator: " ")) exited \(result.status)")
         }
@@ -113,13 +121,13 @@ func withRunning<T: Sendable>(_ stores: PostgresReplayStore..., body: () async t
 }
 
 /// How many claims the database holds, read with psql.
-func claimCount(_ url: String) throws -> Int {
-    Int(try psql(url, "SELECT COUNT(*) FROM webapp_launch_claims").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+func claimCount(_ url: String) async throws -> Int {
+    Int(try await psql(url, "SELECT COUNT(*) FROM webapp_launch_claims").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
 }
 
 /// Runs one query with psql and returns its unaligned output.
-func psql(_ url: String, _ sql: String) throws -> String {
-    try runSubprocess("/usr/bin/psql", [url, "-tAc", sql]).standardOutput
+func psql(_ url: String, _ sql: String) async throws -> String {
+    try await runSubprocess("/usr/bin/psql", [url, "-tAc", sql]).standardOutput
 }
 
 /// Runs a server on a free loopback port for the duration of `body`.
@@ -159,6 +167,6 @@ private func blockingStatusCodes(of urls: [String], parallel: Int) throws -> [In
     for url in urls {
         arguments += ["--output", "/dev/null", "--write-out", "%{http_code}\\n", url]
     }
-    let result = try runSubprocess("/usr/bin/curl", arguments, timeout: .seconds(60))
+    let result = try runSubprocessBlocking("/usr/bin/curl", arguments, timeout: .seconds(60))
     return result.standardOutput.split(separator: "\n").compactMap { Int($0) }
 }

@@ -30,8 +30,8 @@ public func freeLoopbackPort() throws -> Int {
 }
 
 /// The HTTP status of a GET of `url` without following redirects, as `curl` reports it.
-public func httpStatus(of url: String) throws -> Int {
-    let result = try runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url], timeout: .seconds(10))
+public func httpStatus(of url: String) async throws -> Int {
+    let result = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url], timeout: .seconds(10))
     guard result.status == 0, let code = Int(result.standardOutput) else {
         throw SubprocessError(message: "curl failed: \(result)")
     }

@@ -29,13 +29,36 @@ public struct SubprocessError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// Runs a program to completion on a thread of its own (see ``runSubprocessBlocking(_:_:input:environment:timeout:)``).
+///
+/// Tests run in parallel on Swift's cooperative pool, which has one thread per core (two,
+/// here): a test that waited for a program on one of them would stall every other suite's
+/// tasks (in-process servers, deadline watchers) for as long as the program runs. So the
+/// wait never happens on the pool.
+public func runSubprocess(
+    _ path: String,
+    _ arguments: [String],
+    input: String? = nil,
+    environment: [String: String] = [:],
+    timeout: Duration = .seconds(20)
+) async throws -> SubprocessResult {
+    await subprocessSlots.acquire()
+    defer { Task { await subprocessSlots.release() } }
+    return try await offload { try runSubprocessBlocking(path, arguments, input: input, environment: environment, timeout: timeout) }
+}
+
+/// At most two programs run to completion at once (one per core): started all together,
+/// the CLI suites' dozens of runs would take every core for seconds.
+private let subprocessSlots = Slots(count: 2)
+
 /// Runs a program to completion with `posix_spawn` and `waitpid`, feeding `input` to its
-/// standard input and capturing standard output and standard error separately.
+/// standard input and capturing standard output and standard error separately. Blocks the
+/// calling thread: async code calls ``runSubprocess(_:_:input:environment:timeout:)``.
 ///
 /// Foundation's `Process.waitUntilExit` can hang on Linux, so the tests do not use it. The
 /// wait is bounded: a program still running after `timeout` is killed and an error thrown.
 /// `environment` is added to the test process's own.
-public func runSubprocess(
+public func runSubprocessBlocking(
     _ path: String,
     _ arguments: [String],
     input: String? = nil,
@@ -160,8 +183,11 @@ public final class BackgroundSubprocess {
     public var standardError: String { (try? String(contentsOfFile: standardErrorPath, encoding: .utf8)) ?? "" }
 
     /// Reads standard output until a line satisfies `matches`, and returns that line.
+    ///
+    /// Waits between reads with `Task.sleep`, never in `poll`, so a program that is slow to
+    /// start holds none of the cooperative pool's threads.
     /// - Throws: When the output ends, or `timeout` passes, first.
-    public func firstLine(within timeout: Duration, where matches: (Substring) -> Bool) throws -> String {
+    public func firstLine(within timeout: Duration, where matches: (Substring) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             while let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -169,12 +195,14 @@ public final class BackgroundSubprocess {
                 buffered.removeSubrange(buffered.startIndex...newline)
                 if matches(Substring(line)) { return line }
             }
-            guard standardOutput >= 0, let remaining = milliseconds(until: deadline) else {
+            guard standardOutput >= 0, ContinuousClock.now < deadline else {
                 throw SubprocessError(message: "no matching line on standard output within \(timeout); log:\n\(standardError)")
             }
             var fds = [pollfd(fd: standardOutput, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 1, remaining)
-            guard ready > 0 else { continue }
+            guard poll(&fds, 1, 0) > 0 else {
+                try await Task.sleep(for: .milliseconds(10))
+                continue
+            }
             let chunk = readChunk(standardOutput)
             if chunk.isEmpty {
                 close(standardOutput)
@@ -185,24 +213,46 @@ public final class BackgroundSubprocess {
         }
     }
 
-    /// Sends `signal` and waits for the program to exit.
+    /// Sends `signal` and waits for the program to exit, sleeping as a task between looks.
     /// - Returns: The exit status (128 + signal number when a signal ended it).
     /// - Throws: When it is still running after `timeout` (it is then killed).
-    public func stop(with signal: Int32 = SIGTERM, within timeout: Duration) throws -> Int32 {
+    public func stop(with signal: Int32 = SIGTERM, within timeout: Duration) async throws -> Int32 {
         kill(pid, signal)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                reaped = true
-                return exitStatus(status)
-            }
-            if result == -1 && errno != EINTR {
-                throw SubprocessError(message: "waitpid failed: \(errno)")
-            }
+            if let status = try reapIfExited() { return status }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try killAfter(timeout, signal: signal)
+    }
+
+    /// ``stop(with:within:)`` for a `deinit`, which cannot wait as a task: it blocks the
+    /// calling thread.
+    public func stopBlocking(with signal: Int32 = SIGTERM, within timeout: Duration) throws -> Int32 {
+        kill(pid, signal)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = try reapIfExited() { return status }
             usleep(20_000)
         }
+        return try killAfter(timeout, signal: signal)
+    }
+
+    /// The exit status if the program has exited (it is then reaped), `nil` if it still runs.
+    private func reapIfExited() throws -> Int32? {
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == pid {
+            reaped = true
+            return exitStatus(status)
+        }
+        if result == -1 && errno != EINTR {
+            throw SubprocessError(message: "waitpid failed: \(errno)")
+        }
+        return nil
+    }
+
+    private func killAfter(_ timeout: Duration, signal: Int32) throws -> Int32 {
         kill(pid, SIGKILL)
         _ = waitForExit(pid)
         reaped = true

@@ -36,14 +36,14 @@ enum CLI {
         input: String? = nil,
         environment: [String: String] = [:],
         timeout: Duration = .seconds(20)
-    ) throws -> SubprocessResult {
-        try runSubprocess(executablePath, arguments, input: input, environment: environment, timeout: timeout)
+    ) async throws -> SubprocessResult {
+        try await runSubprocess(executablePath, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Runs `webapp-launch mint` for `app` and the test user, returning the URL it printed.
     /// - Throws: When mint does not exit 0 with exactly one line.
-    static func mint(app: String = "healthmagazin", keyring: String, registry: String = Repository.sampleRegistry, _ extra: [String] = []) throws -> String {
-        let result = try run(["mint", "--app", app, "--keyring", keyring, "--registry", registry] + TestUser.arguments + extra)
+    static func mint(app: String = "healthmagazin", keyring: String, registry: String = Repository.sampleRegistry, _ extra: [String] = []) async throws -> String {
+        let result = try await run(["mint", "--app", app, "--keyring", keyring, "--registry", registry] + TestUser.arguments + extra)
         let lines = result.standardOutput.split(separator: "\n")
         guard result.status == 0, lines.count == 1 else { throw SubprocessError(message: "mint failed: \(result)") }
         return String(lines[0])
@@ -91,9 +91,9 @@ enum TestUser {
 /// Creates a keyring file with one active key `k1` through `keygen`.
 /// - Parameter development: Whether to pass `--development`.
 /// - Returns: The keyring's path inside `directory`.
-func makeKeyring(in directory: TemporaryDirectory, development: Bool = true) throws -> String {
+func makeKeyring(in directory: TemporaryDirectory, development: Bool = true) async throws -> String {
     let path = directory.path("keyring.json")
-    let result = try CLI.run(["keygen", "--kid", "k1", "--keyring", path] + (development ? ["--development"] : []))
+    let result = try await CLI.run(["keygen", "--kid", "k1", "--keyring", path] + (development ? ["--development"] : []))
     guard result.status == 0 else { throw SubprocessError(message: "keygen failed: \(result)") }
     return path
 }

@@ -43,13 +43,13 @@ final class EchoUpstream {
     let port: Int
     private let directory: TemporaryDirectory
 
-    init() throws {
+    init() async throws {
         directory = try TemporaryDirectory()
         process = try BackgroundSubprocess(
             "/usr/bin/python3", [Repository.echoUpstreamScript, "0"],
             standardErrorPath: directory.path("upstream.log")
         )
-        let line = try process.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }
+        let line = try await process.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }
         guard let port = Int(line.dropFirst("listening ".count)) else {
             throw SubprocessError(message: "echo upstream printed \(line)")
         }
@@ -58,7 +58,7 @@ final class EchoUpstream {
 
     var origin: String { "http://127.0.0.1:\(port)" }
 
-    deinit { _ = try? process.stop(within: .seconds(5)) }
+    deinit { _ = try? process.stopBlocking(within: .seconds(5)) }
 }
 
 /// What came back from a request.

@@ -18,7 +18,7 @@ final class Nginx {
     /// Starts nginx in front of `upstreamPort` with the gate at `gatePort`, listening on `port`.
     /// - Throws: A clear error when nginx is not installed (scripts/test installs it): the
     ///   test fails rather than skips.
-    init(port: Int, gatePort: Int, upstreamPort: Int) throws {
+    init(port: Int, gatePort: Int, upstreamPort: Int) async throws {
         guard let executable = Self.executable else {
             throw SubprocessError(message: "nginx is not installed (apt-get install nginx; scripts/test does this)")
         }
@@ -48,7 +48,7 @@ final class Nginx {
         let globals = [
             "daemon off;", "master_process on;", "pid \(directory.path("nginx.pid"));", "error_log \(directory.path("error.log")) notice;",
         ].joined(separator: " ")
-        let check = try runSubprocess(executable, ["-t", "-p", prefix, "-c", configurationPath, "-g", globals], timeout: .seconds(10))
+        let check = try await runSubprocess(executable, ["-t", "-p", prefix, "-c", configurationPath, "-g", globals], timeout: .seconds(10))
         guard check.status == 0 else { throw SubprocessError(message: "nginx -t failed: \(check.standardError)") }
         process = try BackgroundSubprocess(
             executable, ["-p", prefix, "-c", configurationPath, "-g", globals],
@@ -58,7 +58,7 @@ final class Nginx {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if Self.accepts(port: port) { return }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw SubprocessError(message: "nginx did not listen on \(port) within 10 s: \(process.standardError) \(errorLog)")
     }
@@ -81,5 +81,5 @@ final class Nginx {
         }
     }
 
-    deinit { _ = try? process.stop(with: SIGQUIT, within: .seconds(10)) }
+    deinit { _ = try? process.stopBlocking(with: SIGQUIT, within: .seconds(10)) }
 }

@@ -165,7 +165,7 @@ final class OIDCProviderMock: @unchecked Sendable {
     private func stopProcess() {
         guard let process else { return }
         self.process = nil
-        _ = try? process.stop(within: .seconds(10))
+        _ = try? process.stopBlocking(within: .seconds(10))
     }
 
     private func request(_ method: String, _ path: String, body: Data? = nil, contentType: String? = nil) async throws -> (Int, Data) {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import WebAppLaunchLauncher
+import WebAppLaunchTestSupport
 
 /// Runs `body` with a fresh `oidc-provider-mock` and a launcher HTTP client pointed at it;
 /// stops both afterwards, whatever happens. At most two providers run at once: each is a
@@ -26,27 +27,7 @@ func withOIDCProvider<T>(
     }
 }
 
-/// A counting semaphore for running providers.
-actor ProviderSlots {
-    static let shared = ProviderSlots(count: 2)
-    private var available: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(count: Int) { available = count }
-
-    func acquire() async {
-        if available > 0 {
-            available -= 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            available += 1
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
+/// The running providers' slots.
+enum ProviderSlots {
+    static let shared = Slots(count: 2)
 }
