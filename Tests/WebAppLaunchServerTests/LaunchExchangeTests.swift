@@ -28,6 +28,10 @@ struct LaunchExchangeTests {
             #expect(cookie["Max-Age"] == "1800")
             #expect(!cookie.has("Secure"), "the public URL is plain http on loopback")
             #expect(!cookie.has("Domain"))
+            #expect(
+                response.setCookies == ["\(cookie.name)=\(cookie.value); Max-Age=1800; Path=\(app.url.path); HttpOnly; SameSite=Lax"],
+                "the attributes, and only they, in one fixed order"
+            )
             #expect(!response.everything.contains(token))
         }
     }

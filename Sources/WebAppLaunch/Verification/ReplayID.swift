@@ -25,14 +25,24 @@ public struct ReplayID: Sendable, Hashable, CustomStringConvertible {
 
     /// The 16 bytes.
     public var bytes: [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
-            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+        (0..<16).map { index in
+            UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8)))
+        }
     }
 
     /// Lower-case hex of the 16 bytes; safe to log.
+    ///
+    /// Written straight into the string's storage: every accepted launch's session carries
+    /// it, and the per-byte arrays this was built from cost a dozen allocations a launch.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        String(unsafeUninitializedCapacity: 32) { text in
+            for index in 0..<32 {
+                let half = index < 16 ? high : low
+                let nibble = UInt8(truncatingIfNeeded: half >> UInt64(60 - 4 * (index % 16))) & 15
+                text[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
+            return 32
+        }
     }
 
     public var description: String { hex }

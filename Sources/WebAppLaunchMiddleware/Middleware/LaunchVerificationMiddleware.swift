@@ -169,15 +169,13 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         response.headers[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
         let secure = audience.scheme == "https"
         // Appended as one field: `setCookie` would re-read and re-validate every Set-Cookie.
-        response.headers.append(HTTPField(name: .setCookie, value: Cookie(
+        response.headers.append(HTTPField(name: .setCookie, value: SessionSetCookie.value(
             name: Self.cookieName(for: audience, appID: verifier.appID),
             value: value,
             maxAge: Int(clamping: sessionLifetime),
             path: secure ? "/" : audience.path,
-            secure: secure,
-            httpOnly: true,
-            sameSite: .lax
-        ).description))
+            secure: secure
+        )))
         return response
     }
 
