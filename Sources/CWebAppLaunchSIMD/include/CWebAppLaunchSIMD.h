@@ -37,7 +37,7 @@ size_t webapplaunch_base64url_decode_blocks(const uint8_t *text, size_t text_cou
 /// @return The bytes consumed: a multiple of 24; 0 without AVX2 or on other CPUs.
 size_t webapplaunch_base64url_encode_blocks(const uint8_t *bytes, size_t count, uint8_t *text);
 
-/// Whether the base64url kernels use AVX2 on this CPU on this CPU (for tests that
+/// Whether the base64url kernels use vector instructions (AVX2 at least) on this CPU (for tests that
 /// must know they exercised it).
 int webapplaunch_base64url_vectorised(void);
 
