@@ -171,10 +171,16 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 return (late, abandoned)
             }
-            for waiter in late where !waiter.isFinished {
-                waiter.finish(.failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)")))
-            }
+            answerLate(late)
             for statement in abandoned { statement.cancel() }
+        }
+    }
+
+    /// Answers claims whose deadline passed `unavailable` (those already answered keep
+    /// their answer): the watcher and the batch taker both find them.
+    private func answerLate(_ waiters: [ClaimWaiter]) {
+        for waiter in waiters where !waiter.isFinished {
+            waiter.finish(.failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)")))
         }
     }
 
@@ -205,7 +211,7 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         var late: [ClaimWaiter] = []
         defer {
             // Past its deadline a claim is never sent, whether or not the watcher saw it yet.
-            for waiter in late { waiter.finish(.failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)"))) }
+            answerLate(late)
         }
         return state.withLock { state in
             if let finished { state.running[finished] = nil }

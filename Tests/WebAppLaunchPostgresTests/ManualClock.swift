@@ -25,6 +25,8 @@ final class ManualClock: Clock, Sendable {
     private struct State {
         var now = Instant(offset: .zero)
         var sleepers: [UInt64: Sleeper] = [:]
+        /// Sleeps begun whose continuation is not stored yet.
+        var starting: Set<UInt64> = []
         /// Sleeps cancelled before their continuation was stored.
         var cancelledEarly: Set<UInt64> = []
         var nextID: UInt64 = 0
@@ -42,11 +44,13 @@ final class ManualClock: Clock, Sendable {
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             state.nextID += 1
+            state.starting.insert(state.nextID)
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Void, any Error>? = state.withLock { state in
+                    state.starting.remove(id)
                     if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
@@ -57,7 +61,8 @@ final class ManualClock: Clock, Sendable {
         } onCancel: {
             let sleeper: Sleeper? = state.withLock { state in
                 guard let sleeper = state.sleepers.removeValue(forKey: id) else {
-                    state.cancelledEarly.insert(id)
+                    // Not stored yet: the sleep throws as it starts. Already woken: nothing to do.
+                    if state.starting.contains(id) { state.cancelledEarly.insert(id) }
                     return nil
                 }
                 return sleeper
