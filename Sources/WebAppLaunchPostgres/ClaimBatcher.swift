@@ -243,9 +243,14 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         guard !deadlines.isEmpty else { return }
         let ids = deadlines.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
         let batch = ClaimBatch(ids: ids, expiresAt: ids.map { deadlines[$0]! })
-        // Its own task, so the watcher can cancel this statement alone.
-        let statement = Task { try await send(batch) }
-        state.withLock { $0.running[number]?.statement = statement }
+        // Its own task, so the watcher can cancel this statement alone; started inside the
+        // critical section, so no pass of the watcher can see the statement under way (its
+        // claims sent) and not yet cancellable.
+        let statement = state.withLock { state in
+            let statement = Task { try await send(batch) }
+            state.running[number]?.statement = statement
+            return statement
+        }
         let recorded: Set<ReplayID>
         do {
             recorded = try await withTaskCancellationHandler {

@@ -40,12 +40,16 @@ struct ClaimBatcherTests {
         var completed: Int { completions.withLock { $0 } }
 
         func insert(_ batch: ClaimBatch) async throws -> Set<ReplayID> {
+            // The statement's end is fixed before the test can see it was sent: a test that
+            // moves the clock once it sees the statement then always moves it from the
+            // statement's start, however late the statement's task gets to its sleep.
+            let end = clock.map { $0.now.advanced(by: delay) }
             statements.withLock { $0.append(batch) }
             if ignoresCancellation {
-                await Task.detached { try? await self.wait() }.value
+                await Task.detached { try? await self.wait(until: end) }.value
             } else {
                 do {
-                    try await wait()
+                    try await wait(until: end)
                 } catch {
                     cancellations.withLock { $0 += 1 }
                     throw error
@@ -56,8 +60,8 @@ struct ClaimBatcherTests {
             return rows.withLock { rows in Set(batch.ids.filter { rows.insert($0).inserted }) }
         }
 
-        private func wait() async throws {
-            if let clock { try await clock.sleep(for: delay) } else { try await Task.sleep(for: delay) }
+        private func wait(until end: ManualClock.Instant?) async throws {
+            if let clock, let end { try await clock.sleep(until: end, tolerance: nil) } else { try await Task.sleep(for: delay) }
         }
     }
 
@@ -77,8 +81,12 @@ struct ClaimBatcherTests {
     }
 
     /// Runs a batcher over a table for the duration of `body`, then closes it and moves
-    /// `clock` an hour on, so every statement still sleeping on it ends and the batcher
-    /// stops, whether `body` returned or threw.
+    /// `clock` on an hour at a time until the batcher has stopped, so every statement
+    /// sleeping on it ends (also one whose task began its sleep only after a move), whether
+    /// `body` returned or threw.
+    ///
+    /// Bounded: a batcher still running after that (about 30 s) fails the test and is left
+    /// behind rather than awaited, so a broken batcher cannot hang the run.
     static func withBatcher<T: Sendable>(
         _ table: Table,
         maximumInFlight: Int = 2,
@@ -87,15 +95,20 @@ struct ClaimBatcherTests {
         _ body: @Sendable (ClaimBatcher<ManualClock>) async throws -> T
     ) async throws -> T {
         let batcher = ClaimBatcher(maximumInFlight: maximumInFlight, claimTimeout: claimTimeout, clock: clock)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await batcher.run { try await table.insert($0) }; return nil }
-            let result: Result<T, any Error>
-            do { result = .success(try await body(batcher)) } catch { result = .failure(error) }
-            batcher.close()
-            clock.advance(by: .seconds(3600))
-            for try await _ in group {}
-            return try result.get()
+        let stopped = Atomic(false)
+        let running = Task {
+            await batcher.run { try await table.insert($0) }
+            stopped.store(true, ordering: .releasing)
         }
+        let result: Result<T, any Error>
+        do { result = .success(try await body(batcher)) } catch { result = .failure(error) }
+        batcher.close()
+        try await eventually("the batcher stops once closed") {
+            clock.advance(by: .seconds(3600))
+            return stopped.load(ordering: .acquiring)
+        }
+        await running.value
+        return try result.get()
     }
 
     @Test("200 concurrent claims of distinct ids are all granted, in far fewer statements than claims")
@@ -241,8 +254,9 @@ struct ClaimBatcherDeadlineTests {
         try await ClaimBatcherTests.withBatcher(table, maximumInFlight: maximumInFlight, claimTimeout: .milliseconds(200), clock: clock, body)
     }
 
-    /// Waits until the watcher sleeps again after the clock moved (it and `others` sleeps are
-    /// all waiting for a later instant), so what it does at the new time is done.
+    /// Waits until the watcher sleeps (again, after the clock moved) and `others` statements
+    /// sleep too, all waiting for a later instant: what the watcher does at the current time
+    /// is done, and the next move of the clock wakes it.
     static func watcherSettled(_ clock: ManualClock, others: Int) async throws {
         try await ClaimBatcherTests.eventually("the watcher sleeps again") {
             let deadlines = clock.sleepDeadlines
@@ -261,6 +275,7 @@ struct ClaimBatcherDeadlineTests {
         try await Self.withBatcher(table, clock: clock) { batcher in
             let claim = PendingClaim(batcher, ClaimBatcherTests.id(1))
             try await ClaimBatcherTests.eventually("the claim is sent") { !table.sent.isEmpty }
+            try await Self.watcherSettled(clock, others: 1)
             clock.advance(by: .milliseconds(190))
             try await Self.watcherSettled(clock, others: 1)
             #expect(!claim.isAnswered, "answered before its deadline")
@@ -282,6 +297,7 @@ struct ClaimBatcherDeadlineTests {
             try await ClaimBatcherTests.eventually("the first claim is sent") { !table.sent.isEmpty }
             let second = PendingClaim(batcher, ClaimBatcherTests.id(2))
             try await ClaimBatcherTests.eventually("the second claim is queued") { batcher.queuedCount == 1 }
+            try await Self.watcherSettled(clock, others: 1)
             clock.advance(by: .milliseconds(200))
             #expect(Self.isUnavailable(try await second.result()), "a queued claim outlived its deadline")
             #expect(Self.isUnavailable(try await first.result()), "the first claim outlived its deadline")
@@ -315,6 +331,7 @@ struct ClaimBatcherDeadlineTests {
         try await Self.withBatcher(table, clock: clock) { batcher in
             let claim = PendingClaim(batcher, ClaimBatcherTests.id(1))
             try await ClaimBatcherTests.eventually("the claim is sent") { !table.sent.isEmpty }
+            try await Self.watcherSettled(clock, others: 1)
             clock.advance(by: .milliseconds(200))
             #expect(Self.isUnavailable(try await claim.result()))
             // The clock never reaches the statement's 5 s: only the watcher can end it.

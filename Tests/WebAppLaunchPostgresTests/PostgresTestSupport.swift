@@ -149,10 +149,18 @@ func withRunningServer<T: Sendable>(
         portContinuation.yield(channel.localAddress?.port ?? 0)
         portContinuation.finish()
     }
-    let running = Task { try await application.run() }
+    // The stream also ends when the server stops without having started (a port taken, a
+    // bind refused), so the wait below can never outlive it.
+    let running = Task {
+        defer { portContinuation.finish() }
+        try await application.run()
+    }
     defer { running.cancel() }
     var iterator = portStream.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else { throw PostgresTestCluster.ClusterError(message: "the server did not start") }
+    guard let port = await iterator.next(), port > 0 else {
+        let failure = await running.result
+        throw PostgresTestCluster.ClusterError(message: "the server did not start: \(failure)")
+    }
     return try await body(port)
 }
 

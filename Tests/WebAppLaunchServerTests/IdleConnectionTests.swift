@@ -23,7 +23,12 @@ struct IdleConnectionTests {
             continuation.yield(channel.localAddress?.port ?? 0)
             continuation.finish()
         }
-        let running = Task { try await application.run() }
+        // The stream also ends if the server stops without having started, so the wait
+        // for its port cannot outlive it.
+        let running = Task {
+            defer { continuation.finish() }
+            try await application.run()
+        }
         defer { running.cancel() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())

@@ -194,9 +194,18 @@ func withGate(
     let group = ServiceGroup(services: [application], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
     let client = TestClient()
     try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
+        // The stream also ends when the gate stops without having started (its port taken
+        // by another test meanwhile): the wait ends and the group's error is thrown.
+        tasks.addTask {
+            defer { continuation.finish() }
+            try await group.run()
+        }
         var iterator = started.makeAsyncIterator()
-        _ = await iterator.next()
+        guard await iterator.next() != nil else {
+            try? await client.shutdown()
+            try await tasks.waitForAll()
+            throw GateDidNotStart()
+        }
         do {
             try await body(publicURL, client)
         } catch {
@@ -208,4 +217,9 @@ func withGate(
         await group.triggerGracefulShutdown()
         try await tasks.waitForAll()
     }
+}
+
+/// The gate under test stopped before it listened, without an error of its own.
+struct GateDidNotStart: Error, CustomStringConvertible {
+    var description: String { "the gate stopped before it started listening" }
 }
