@@ -123,17 +123,39 @@ struct Base64URLTests {
         }
     }
 
+    /// Decodes with the vector kernels (where the CPU has them) or with the table loops alone.
+    static func decode(_ text: [UInt8], vectorised: Bool) -> [UInt8]? {
+        guard let count = Base64URL.decodedByteCount(textCount: text.count) else { return nil }
+        var output = [UInt8](repeating: 0, count: count)
+        let decoded = text.withUnsafeBytes { text in
+            output.withUnsafeMutableBytes { Base64URL.decode(utf8: text, into: $0, vectorised: vectorised) }
+        }
+        return decoded ? output : nil
+    }
+
+    @Test("of all 256 byte values, exactly the 64 alphabet characters decode in every lane of a vector block, to the table loops' bytes")
+    func vectorClassification() {
+        let alphabet = Set(ReferenceBase64URL.alphabet.map { $0.asciiValue! })
+        // 128 characters: two AVX-512 blocks, four AVX2 blocks, each lane a different character.
+        let valid = Array(Base64URL.encode((0..<96).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 7) }).utf8)
+        for position in 0..<64 {
+            var accepted = 0
+            for byte in UInt8.min...UInt8.max {
+                var text = valid
+                text[position] = byte
+                let vector = Self.decode(text, vectorised: true)
+                #expect((vector != nil) == alphabet.contains(byte), "byte \(byte) in lane \(position)")
+                #expect(vector == Self.decode(text, vectorised: false), "byte \(byte) in lane \(position)")
+                if vector != nil { accepted += 1 }
+            }
+            #expect(accepted == 64, "lane \(position)")
+        }
+    }
+
     @Test("the table loops alone (all a CPU without AVX2 runs) agree with the reference at every length to 700 and reject a bad byte anywhere")
     func tableLoopsAlone() {
         var generator = SystemRandomNumberGenerator()
-        func decodeScalar(_ text: [UInt8]) -> [UInt8]? {
-            guard let count = Base64URL.decodedByteCount(textCount: text.count) else { return nil }
-            var output = [UInt8](repeating: 0, count: count)
-            let decoded = text.withUnsafeBytes { text in
-                output.withUnsafeMutableBytes { Base64URL.decode(utf8: text, into: $0, vectorised: false) }
-            }
-            return decoded ? output : nil
-        }
+        func decodeScalar(_ text: [UInt8]) -> [UInt8]? { Self.decode(text, vectorised: false) }
         for length in 0...700 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let text = bytes.withUnsafeBytes { Base64URL.encode(raw: $0, vectorised: false) }
