@@ -188,7 +188,10 @@ let package = Package(
         // Subprocesses, temporary directories and loopback helpers shared by the test targets.
         .target(
             name: "WebAppLaunchTestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/WebAppLaunchTestSupport",
             swiftSettings: strictSettings
         ),

@@ -53,11 +53,12 @@ struct PostgresTestCluster: Sendable {
         return [postmaster] + children
     }
 
-    /// Stops and deletes it, on a thread of its own (it is called from `defer`, which cannot
-    /// wait; a cluster still there when the test process exits is removed by its watchdog).
+    /// Stops and deletes it, on a blocking thread without waiting (it is called from `defer`,
+    /// which cannot wait; a cluster still there when the test process exits is removed by its
+    /// watchdog).
     func destroy() {
         let arguments = ["destroy", directory]
-        Thread { _ = try? Self.runBlocking(arguments) }.start()
+        offloadDetached { _ = try? Self.runBlocking(arguments) }
     }
 
     @discardableResult

@@ -4,6 +4,7 @@ import NIOCore
 import Testing
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -33,9 +34,9 @@ struct IdleConnectionTests {
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
 
-        // Blocking socket waits run on their own thread, never on the cooperative pool the
+        // Blocking socket waits run on a blocking thread, never on the cooperative pool the
         // in-process server needs.
-        let waited = try await onOwnThread { () throws -> Duration? in
+        let waited = try await offload { () throws -> Duration? in
             let silent = try LoopbackSocket(port: port)
             defer { silent.close() }
             let started = ContinuousClock.now
@@ -44,20 +45,13 @@ struct IdleConnectionTests {
         #expect(waited != nil, "the server never closed the silent connection")
         if let waited { #expect(waited < .seconds(3)) }
 
-        let answer = try await onOwnThread { () throws -> String in
+        let answer = try await offload { () throws -> String in
             let client = try LoopbackSocket(port: port)
             defer { client.close() }
             try client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             return try client.readAll(limit: .seconds(5))
         }
         #expect(answer.hasPrefix("HTTP/1.1 200"))
-    }
-}
-
-/// Runs blocking work on a thread of its own and awaits its result.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,7 @@ public struct SubprocessError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Runs a program to completion on a thread of its own (see ``runSubprocessBlocking(_:_:input:environment:timeout:)``).
+/// Runs a program to completion on a blocking thread, outside the cooperative pool (see ``runSubprocessBlocking(_:_:input:environment:timeout:)``).
 ///
 /// Tests run in parallel on Swift's cooperative pool, which has one thread per core (two,
 /// here): a test that waited for a program on one of them would stall every other suite's
@@ -326,10 +327,33 @@ private func milliseconds(until deadline: ContinuousClock.Instant) -> Int32? {
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32
 
-/// Runs blocking work on its own thread, so it never occupies one of the (two, on this
-/// machine) threads of Swift's cooperative pool that in-process servers under test need.
+/// Runs blocking work on a thread outside Swift's cooperative pool, so it never occupies one
+/// of the (two, on this machine) threads that in-process servers under test need.
+///
+/// The threads live as long as the test process (a pool of ``blockingThreadCount``): the work
+/// used to run on a fresh `Thread` that resumed the waiting task and exited at once, and
+/// about one full run in ten then stalled for good, its waiting tasks never resumed, with no
+/// thread, socket or child process busy (each stalled test was waiting here). Long-lived
+/// threads resume tasks the way NIO's event loops do all the time.
 public func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
+    try await blockingThreads.runIfActive(work)
+}
+
+/// Starts blocking work on a pool thread without waiting for it (for `defer` and `deinit`,
+/// which cannot wait).
+public func offloadDetached(_ work: @escaping @Sendable () -> Void) {
+    blockingThreads.submit { state in
+        if case .active = state { work() }
     }
 }
+
+/// How many blocking calls can run at once: programs to completion (at most two, see
+/// ``runSubprocess(_:_:input:environment:timeout:)``), curl batches, cluster starts and
+/// stops, socket waits; none of them waits for another.
+public let blockingThreadCount = 16
+
+private let blockingThreads: NIOThreadPool = {
+    let pool = NIOThreadPool(numberOfThreads: blockingThreadCount)
+    pool.start()
+    return pool
+}()
