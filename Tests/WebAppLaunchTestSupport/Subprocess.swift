@@ -331,10 +331,10 @@ private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_f
 /// of the (two, on this machine) threads that in-process servers under test need.
 ///
 /// The threads live as long as the test process (a pool of ``blockingThreadCount``): the work
-/// used to run on a fresh `Thread` that resumed the waiting task and exited at once, and
-/// about one full run in ten then stalled for good, its waiting tasks never resumed, with no
-/// thread, socket or child process busy (each stalled test was waiting here). Long-lived
-/// threads resume tasks the way NIO's event loops do all the time.
+/// used to run on a fresh `Thread` that resumed the waiting task and exited at once, and now
+/// and then a full run stalled for good with no thread, socket or child process busy; what
+/// the stalled tests had done (a cluster started, providers stopped) placed each of them at
+/// such a call. Long-lived threads resume tasks the way NIO's event loops do all the time.
 public func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await blockingThreads.runIfActive(work)
 }
