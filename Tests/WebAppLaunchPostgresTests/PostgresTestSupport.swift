@@ -21,10 +21,11 @@ struct PostgresTestCluster: Sendable {
         return url
     }()
 
-    /// Starts a fresh cluster in its own directory.
+    /// Starts a fresh cluster in its own directory, on a port from ``freeLoopbackPort()``
+    /// (never one another test's server or cluster got, never one from the ephemeral range).
     static func start() async throws -> PostgresTestCluster {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wal-pg-\(UUID().uuidString.prefix(8))").path
-        let url = try await run(["start", directory])
+        let url = try await run(["start", directory, String(try freeLoopbackPort())])
         return PostgresTestCluster(directory: directory, url: url)
     }
 

@@ -330,7 +330,7 @@ private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_f
 /// Runs blocking work on a thread outside Swift's cooperative pool, so it never occupies one
 /// of the (two, on this machine) threads that in-process servers under test need.
 ///
-/// The threads live as long as the test process (a pool of ``blockingThreadCount``): the work
+/// The threads live as long as the test process (a pool of 16): the work
 /// used to run on a fresh `Thread` that resumed the waiting task and exited at once, and now
 /// and then a full run stalled for good with no thread, socket or child process busy; what
 /// the stalled tests had done (a cluster started, providers stopped) placed each of them at
@@ -347,13 +347,11 @@ public func offloadDetached(_ work: @escaping @Sendable () -> Void) {
     }
 }
 
-/// How many blocking calls can run at once: programs to completion (at most two, see
-/// ``runSubprocess(_:_:input:environment:timeout:)``), curl batches, cluster starts and
-/// stops, socket waits; none of them waits for another.
-public let blockingThreadCount = 16
-
+/// The pool: 16 threads, as many blocking calls as can run at once (programs to completion,
+/// at most two, see ``runSubprocess(_:_:input:environment:timeout:)``; curl batches; cluster
+/// starts and stops; socket waits); none of them waits for another.
 private let blockingThreads: NIOThreadPool = {
-    let pool = NIOThreadPool(numberOfThreads: blockingThreadCount)
+    let pool = NIOThreadPool(numberOfThreads: 16)
     pool.start()
     return pool
 }()
