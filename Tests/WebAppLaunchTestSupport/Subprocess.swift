@@ -330,11 +330,10 @@ private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_f
 /// Runs blocking work on a thread outside Swift's cooperative pool, so it never occupies one
 /// of the (two, on this machine) threads that in-process servers under test need.
 ///
-/// The threads live as long as the test process (a pool of 16): the work
-/// used to run on a fresh `Thread` that resumed the waiting task and exited at once, and now
-/// and then a full run stalled for good with no thread, socket or child process busy; what
-/// the stalled tests had done (a cluster started, providers stopped) placed each of them at
-/// such a call. Long-lived threads resume tasks the way NIO's event loops do all the time.
+/// The threads live as long as the test process (a pool of 16) instead of a fresh `Thread`
+/// per call. This was meant to cure an intermittent stall (a few tests waiting forever with
+/// no thread, socket or child process busy) and does not: the stall recurred with every
+/// pool thread idle, so the waits these calls resume are not what is lost. See scripts/test.
 public func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await blockingThreads.runIfActive(work)
 }
