@@ -5,10 +5,11 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchLauncher
 import WebAppLaunchNative
+import WebAppLaunchTestSupport
 
 /// `LauncherClient` (WebAppLaunchNative, URLSession) against the launcher running on a
 /// loopback socket, with tokens from the real OpenID provider.
-@Suite("Native launcher client")
+@Suite("Native launcher client", .traced)
 struct LauncherClientTests {
     @Test("The client reads the catalogue (again through a 304) and gets a launch that verifies")
     func catalogueAndLaunch() async throws {
@@ -17,8 +18,10 @@ struct LauncherClientTests {
             let token = try await mock.accessToken(for: "ivan")
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider))
             try await app.test(.live) { client in
+                TestTrace.note("launcher client: launcher listening")
                 let launcher = try LauncherClient(baseURL: URL(string: "http://127.0.0.1:\(try #require(client.port))")!)
                 let cards = try await launcher.catalogue()
+                TestTrace.note("launcher client: catalogue read")
                 #expect(cards.map(\.id) == ["healthmagazin", "bonusprogramm"])
                 #expect(cards[0].iconURL == URL(string: "https://cdn.example-insurer.de/icons/magazin.png"))
                 #expect(cards[0].category == "health")
@@ -26,6 +29,7 @@ struct LauncherClientTests {
                 #expect(try await launcher.catalogue() == cards)
 
                 let launch = try await launcher.launchURL(for: "bonusprogramm", accessToken: token)
+                TestTrace.note("launcher client: launch received")
                 let verified = try LaunchVerifier(keyring: LauncherFixtures.keyring, app: LauncherFixtures.bonus)
                     .verify(url: launch.url.absoluteString, now: Date())
                 #expect(verified.claims.firstName == "Jürgen-Quirin")
@@ -44,6 +48,7 @@ struct LauncherClientTests {
             let limiter = SubjectRateLimiter(capacity: 1, refillInterval: .seconds(60))
             let app = LauncherFixtures.application(LauncherFixtures.service(provider: provider, rateLimiter: limiter))
             try await app.test(.live) { client in
+                TestTrace.note("launcher client: launcher listening")
                 let launcher = try LauncherClient(baseURL: URL(string: "http://127.0.0.1:\(try #require(client.port))/")!)
                 await #expect(throws: LauncherClientError.invalidToken) {
                     _ = try await launcher.launchURL(for: "healthmagazin", accessToken: "not-a-token-the-provider-issued")
@@ -63,6 +68,7 @@ struct LauncherClientTests {
                     #expect(seconds != nil)
                 }
                 try await mock.stop()
+                TestTrace.note("launcher client: provider stopped early")
                 let fresh = try LauncherClient(baseURL: URL(string: "http://127.0.0.1:\(try #require(client.port))")!)
                 await #expect(throws: LauncherClientError.unavailable(status: 503)) {
                     _ = try await fresh.launchURL(for: "bonusprogramm", accessToken: "another-token")

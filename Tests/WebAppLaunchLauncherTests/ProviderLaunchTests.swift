@@ -6,11 +6,12 @@ import HummingbirdTesting
 import Testing
 import WebAppLaunch
 import WebAppLaunchLauncher
+import WebAppLaunchTestSupport
 
 /// `POST /v1/launches` against a real OpenID provider (oidc-provider-mock from PyPI) on
 /// loopback, with access tokens from its authorization-code flow: the rows of the error
 /// table that depend on the provider.
-@Suite("Launches against a real OpenID provider")
+@Suite("Launches against a real OpenID provider", .traced)
 struct ProviderLaunchTests {
     @Test("A token the provider vouches for mints a launch that verifies, with the provider's claims")
     func successMintsVerifiableLaunch() async throws {

@@ -11,7 +11,7 @@ import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppLaunchTestSupport
 
-@Suite("PostgreSQL replay store, shared by many verifier instances", .serialized)
+@Suite("PostgreSQL replay store, shared by many verifier instances", .serialized, .traced)
 struct PostgresReplayStoreTests {
     @Test("of 200 concurrent requests with one launch, spread over two instances sharing the database, exactly one is accepted")
     func exactlyOnceAcrossInstances() async throws {

@@ -30,10 +30,18 @@ struct PostgresTestCluster: Sendable {
     }
 
     /// Stops the server (the data stays), as an outage would.
-    func stop() async throws { _ = try await Self.run(["stop", directory]) }
+    func stop() async throws {
+        TestTrace.note("postgres: stopping the cluster")
+        _ = try await Self.run(["stop", directory])
+        TestTrace.note("postgres: cluster stopped")
+    }
 
     /// Starts it again on the same port.
-    func restart() async throws { _ = try await Self.run(["start", directory]) }
+    func restart() async throws {
+        TestTrace.note("postgres: restarting the cluster")
+        _ = try await Self.run(["start", directory])
+        TestTrace.note("postgres: cluster restarted")
+    }
 
     /// The postmaster and its children (backends, background workers), to freeze the
     /// server with SIGSTOP as a hung database would be.
@@ -115,11 +123,16 @@ enum PostgresFixtures {
 /// Runs the stores' services (pool and sweeper) for the duration of `body`, then cancels
 /// them, as an application's service group would.
 func withRunning<T: Sendable>(_ stores: PostgresReplayStore..., body: () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    let result = try await withThrowingTaskGroup(of: Void.self) { group in
         for store in stores { group.addTask { await store.run() } }
-        defer { group.cancelAll() }
+        defer {
+            TestTrace.note("postgres: body ended, stopping \(stores.count) store(s)")
+            group.cancelAll()
+        }
         return try await body()
     }
+    TestTrace.note("postgres: stores stopped")
+    return result
 }
 
 /// How many claims the database holds, read with psql.
@@ -163,13 +176,17 @@ func withRunningServer<T: Sendable>(
         let failure = await running.result
         throw PostgresTestCluster.ClusterError(message: "the server did not start: \(failure)")
     }
+    TestTrace.note("postgres: server listening on port \(port)")
+    defer { TestTrace.note("postgres: server body ended") }
     return try await body(port)
 }
 
 /// Sends GET requests with curl, many at once, and returns each status code.
 /// - Parameter urls: Full URLs on loopback.
 func statusCodes(of urls: [String], parallel: Int = 64) async throws -> [Int] {
-    try await offload { try blockingStatusCodes(of: urls, parallel: parallel) }
+    TestTrace.note("postgres: requesting \(urls.count) URL(s) with curl")
+    defer { TestTrace.note("postgres: curl ended") }
+    return try await offload { try blockingStatusCodes(of: urls, parallel: parallel) }
 }
 
 private func blockingStatusCodes(of urls: [String], parallel: Int) throws -> [Int] {

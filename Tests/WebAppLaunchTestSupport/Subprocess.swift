@@ -289,7 +289,24 @@ private func spawn(
     // Nothing else crosses into the child: the test process also holds the sockets of other
     // tests' in-process servers, and a child's copy would keep a closed connection open.
     _ = spawnActionsCloseFrom(&actions, 3)
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    // Nor the spawning thread's signal mask: Dispatch's worker threads (where tasks run) block
+    // nearly every signal, and a child would inherit that, so SIGTERM stayed pending in it and
+    // every stop waited out its timeout for SIGKILL. The child starts with no signal blocked
+    // and the usual ones at their default action (the test process ignores SIGPIPE).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    posix_spawnattr_setsigmask(&attributes, &unblocked)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD, SIGUSR1, SIGUSR2] {
+        sigaddset(&defaults, signal)
+    }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     guard rc == 0 else { return .failure(SubprocessError(message: "cannot start \(path): error \(rc)")) }
     return .success(pid)
 }
@@ -331,9 +348,8 @@ private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_f
 /// of the (two, on this machine) threads that in-process servers under test need.
 ///
 /// The threads live as long as the test process (a pool of 16) instead of a fresh `Thread`
-/// per call. This was meant to cure an intermittent stall (a few tests waiting forever with
-/// no thread, socket or child process busy) and does not: the stall recurred with every
-/// pool thread idle, so the waits these calls resume are not what is lost. See scripts/test.
+/// per call. (This did not cure the intermittent stall scripts/test describes: it recurred
+/// with every pool thread idle.)
 public func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await blockingThreads.runIfActive(work)
 }

@@ -76,6 +76,7 @@ final class OIDCProviderMock: @unchecked Sendable {
             configuration.timeout = .init(connect: .seconds(2), read: .seconds(10))
             let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             let mock = OIDCProviderMock(port: port, process: process, http: http, directory: directory)
+            TestTrace.note("provider: spawned pid \(process.pid) on port \(port)")
             do {
                 try await mock.waitUntilReady()
                 return mock
@@ -158,7 +159,9 @@ final class OIDCProviderMock: @unchecked Sendable {
         // Waiting for the exit polls with sleeps: on its own thread, never on one of the
         // cooperative pool's (two, here) that the in-process servers under test need.
         try await offload { self.stopProcess() }
+        TestTrace.note("provider: process ended")
         try await http.shutdown()
+        TestTrace.note("provider: its HTTP client shut down")
         directory.remove()
     }
 

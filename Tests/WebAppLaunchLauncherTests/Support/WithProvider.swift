@@ -10,19 +10,28 @@ func withOIDCProvider<T>(
     timeout: Duration = .seconds(5),
     _ body: (OIDCProviderMock, OpenIDUserInfoProvider) async throws -> T
 ) async throws -> T {
+    TestTrace.note("provider: waiting for a slot")
     await ProviderSlots.shared.acquire()
+    TestTrace.note("provider: slot taken")
     defer { Task { await ProviderSlots.shared.release() } }
     let mock = try await OIDCProviderMock.start()
+    TestTrace.note("provider: started on port \(mock.port)")
     let client = IdentityProviderHTTPClient.make(connectTimeout: .seconds(2))
     let provider = OpenIDUserInfoProvider(issuer: mock.issuer, httpClient: client, timeout: timeout)
     do {
         let result = try await body(mock, provider)
+        TestTrace.note("provider: body returned")
         try await client.shutdown()
+        TestTrace.note("provider: launcher client shut down")
         try await mock.stop()
+        TestTrace.note("provider: stopped")
         return result
     } catch {
+        TestTrace.note("provider: body threw \(error)")
         try? await client.shutdown()
+        TestTrace.note("provider: launcher client shut down")
         try? await mock.stop()
+        TestTrace.note("provider: stopped")
         throw error
     }
 }
