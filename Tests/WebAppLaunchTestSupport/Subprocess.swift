@@ -190,26 +190,30 @@ public final class BackgroundSubprocess {
     /// - Throws: When the output ends, or `timeout` passes, first.
     public func firstLine(within timeout: Duration, where matches: (Substring) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
+        // Once past the deadline, standard output is read once more before giving up: on a
+        // busy machine one sleep can outlast the whole timeout.
+        var pastDeadline = false
         while true {
             while let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffered[buffered.startIndex..<newline], as: UTF8.self)
                 buffered.removeSubrange(buffered.startIndex...newline)
                 if matches(Substring(line)) { return line }
             }
-            guard standardOutput >= 0, ContinuousClock.now < deadline else {
+            guard standardOutput >= 0, !pastDeadline else {
                 throw SubprocessError(message: "no matching line on standard output within \(timeout); log:\n\(standardError)")
             }
+            pastDeadline = ContinuousClock.now >= deadline
             var fds = [pollfd(fd: standardOutput, events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 1, 0) > 0 else {
+            if poll(&fds, 1, 0) > 0 {
+                let chunk = readChunk(standardOutput)
+                if chunk.isEmpty {
+                    close(standardOutput)
+                    standardOutput = -1
+                } else {
+                    buffered.append(chunk)
+                }
+            } else if !pastDeadline {
                 try await Task.sleep(for: .milliseconds(10))
-                continue
-            }
-            let chunk = readChunk(standardOutput)
-            if chunk.isEmpty {
-                close(standardOutput)
-                standardOutput = -1
-            } else {
-                buffered.append(chunk)
             }
         }
     }
@@ -220,8 +224,11 @@ public final class BackgroundSubprocess {
     public func stop(with signal: Int32 = SIGTERM, within timeout: Duration) async throws -> Int32 {
         kill(pid, signal)
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        // Looked at once more after the deadline: on a busy machine one sleep can outlast the
+        // whole timeout, and a program that did exit must not be reported as still running.
+        while true {
             if let status = try reapIfExited() { return status }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         return try killAfter(timeout, signal: signal)
@@ -232,8 +239,9 @@ public final class BackgroundSubprocess {
     public func stopBlocking(with signal: Int32 = SIGTERM, within timeout: Duration) throws -> Int32 {
         kill(pid, signal)
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {  // as in stop(with:within:): looked at once more after the deadline
             if let status = try reapIfExited() { return status }
+            guard ContinuousClock.now < deadline else { break }
             usleep(20_000)
         }
         return try killAfter(timeout, signal: signal)
@@ -254,10 +262,15 @@ public final class BackgroundSubprocess {
     }
 
     private func killAfter(_ timeout: Duration, signal: Int32) throws -> Int32 {
+        // Its state and signal sets, for telling a stopped, blocking or ignoring program apart.
+        let status = ((try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "")
+            .split(separator: "\n")
+            .filter { ["State:", "SigQ:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:"].contains(where: $0.hasPrefix) }
+            .joined(separator: ", ")
         kill(pid, SIGKILL)
         _ = waitForExit(pid)
         reaped = true
-        throw SubprocessError(message: "still running \(timeout) after signal \(signal); log:\n\(standardError)")
+        throw SubprocessError(message: "still running \(timeout) after signal \(signal) (\(status)); log:\n\(standardError)")
     }
 }
 
