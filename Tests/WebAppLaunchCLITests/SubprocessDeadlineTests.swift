@@ -22,12 +22,18 @@ struct SubprocessDeadlineTests {
         Issue.record("process \(pid) did not exit within 10 s")
     }
 
+    /// Starts `path` and returns once it has exited (unreaped), its output left in the pipe.
+    private static func exited(_ path: String, _ arguments: [String], in directory: TemporaryDirectory) async throws -> BackgroundSubprocess {
+        let program = try BackgroundSubprocess(path, arguments, standardErrorPath: directory.path("stderr.log"))
+        try await waitUntilExited(program.pid)
+        return program
+    }
+
     @Test("a program that has already exited is reported with its status, not as still running")
     func stopAfterExit() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let program = try BackgroundSubprocess("/bin/sh", ["-c", "exit 3"], standardErrorPath: directory.path("sh.log"))
-        try await Self.waitUntilExited(program.pid)
+        let program = try await Self.exited("/bin/sh", ["-c", "exit 3"], in: directory)
         #expect(try await program.stop(within: .zero) == 3)
     }
 
@@ -35,8 +41,7 @@ struct SubprocessDeadlineTests {
     func lineAfterDeadline() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let program = try BackgroundSubprocess("/bin/echo", ["listening on 127.0.0.1:8080"], standardErrorPath: directory.path("echo.log"))
-        try await Self.waitUntilExited(program.pid)
+        let program = try await Self.exited("/bin/echo", ["listening on 127.0.0.1:8080"], in: directory)
         let line = try await program.firstLine(within: .zero) { $0.hasPrefix("listening on") }
         #expect(line == "listening on 127.0.0.1:8080")
     }
@@ -45,8 +50,7 @@ struct SubprocessDeadlineTests {
     func missingLineFails() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let ended = try BackgroundSubprocess("/bin/echo", ["something else"], standardErrorPath: directory.path("echo.log"))
-        try await Self.waitUntilExited(ended.pid)
+        let ended = try await Self.exited("/bin/echo", ["something else"], in: directory)
         await #expect(throws: SubprocessError.self) {
             _ = try await ended.firstLine(within: .seconds(1)) { $0.hasPrefix("listening on") }
         }
