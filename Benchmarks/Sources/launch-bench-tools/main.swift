@@ -7,6 +7,10 @@
 //   launch-bench-tools replay-memory [--count 1000000]
 //       Fills an InMemoryReplayStore with COUNT distinct live ReplayIDs and prints the bytes
 //       per live nonce (growth of the resident set size) as JSON.
+//   launch-bench-tools describe
+//       Token and MAC-input sizes of the typical launch, as JSON, for the table.
+//   launch-bench-tools loop verify|mint|floor signed|sealed ITERATIONS
+//       One operation in a loop, for profiling under perf.
 
 import Foundation
 import LaunchFixtures
@@ -134,7 +138,7 @@ do {
     case "describe": try describe()
     case "mint-launches": try mintLaunches()
     case "replay-memory": try replayMemory()
-    default: fail("usage: launch-bench-tools mint-launches --port P --count N [--mode M] | replay-memory [--count N]")
+    default: fail("usage: launch-bench-tools mint-launches --port P --count N [--mode M] | replay-memory [--count N] | describe | loop verify|mint|floor signed|sealed ITERATIONS")
     }
 } catch {
     fail("\(error)")
