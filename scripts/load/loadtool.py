@@ -170,21 +170,21 @@ def report(a):
     if load:
         w(f"### Load: {machine.get('load_shape', '')}")
         w("")
-        w("| Server | Requests/s | p50 ms | p99 ms | non-2xx/3xx | socket errors | bytes/response | links used / minted | Valid |")
-        w("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        w("| Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx/3xx | socket errors | bytes/response | links used / minted | Valid |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for label, title in [("webapp-launch", "`webapp-launch serve` (release; verify + replay claim + 303 + session cookie)"),
                              ("webapp-launch-postgres", "`webapp-launch serve --replay postgres://…` (same, shared PostgreSQL store on loopback)"),
                              ("nginx", "nginx secure_link (MD5 + expiry, 1 worker; 303 + same headers)")]:
             e = load.get(label)
             if not e:
-                w(f"| {title} | (not run) | | | | | | | |")
+                w(f"| {title} | (not run) | | | | | | | | | |")
                 continue
             sock = e["connect_errors"] + e["read_errors"] + e["write_errors"] + e["timeouts"]
             reason = invalid_reason(e)
             if reason:
                 invalid += 1
             links = f"{e['lines_used']:,} / {e.get('lines', 0):,}"
-            w(f"| {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['non_2xx_3xx']} | {sock} | "
+            w(f"| {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['p999_ms']:.2f} | {e['max_ms']:.2f} | {e['non_2xx_3xx']} | {sock} | "
               f"{e['bytes'] / max(e['requests'], 1):.0f} | {links} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
         ours, ref, postgres = load.get("webapp-launch"), load.get("nginx"), load.get("webapp-launch-postgres")
         w("")
