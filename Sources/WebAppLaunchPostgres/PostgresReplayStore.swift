@@ -145,21 +145,18 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// cancels this task, which closes the connection under a query still in flight.
     private func insert(_ batch: ClaimBatch) async throws -> Set<ReplayID> {
         try await ensureSchema()
-        let ids = batch.ids.map { id in
-            var buffer = ByteBuffer()
-            buffer.writeInteger(id.high)  // big-endian: the id's 16 bytes in order
-            buffer.writeInteger(id.low)
-            return buffer
+        let statement = InsertClaimsStatement(batch)
+        return try await client.withConnection { connection in
+            try await withTaskCancellationHandler {
+                var recorded = Set<ReplayID>()
+                for try await id in try await connection.execute(statement, logger: self.logger) {
+                    if let id { recorded.insert(id) }
+                }
+                return recorded
+            } onCancel: {
+                Self.close(connection)
+            }
         }
-        let expiresAt = batch.expiresAt
-        let recorded = try await rows(
-            """
-            INSERT INTO webapp_launch_claims (replay_id, expires_at) \
-            SELECT * FROM unnest(\(ids)::bytea[], \(expiresAt)::bigint[]) \
-            ON CONFLICT (replay_id) DO NOTHING RETURNING replay_id
-            """
-        ) { row in ReplayID(bytes: try row.decode(ByteBuffer.self).readableBytesView) }
-        return Set(recorded.compactMap { $0 })
     }
 
     /// Deletes expired rows now and records the size gauge (the sweeper does this every sweep
@@ -196,10 +193,16 @@ public final class PostgresReplayStore: ReplayStore, Service {
                 for try await row in try await connection.query(query, logger: self.logger) { rows.append(try transform(row)) }
                 return rows
             } onCancel: {
-                let closed: EventLoopFuture<Void> = connection.close()
-                closed.whenComplete { _ in }
+                Self.close(connection)
             }
         }
+    }
+
+    /// Closes a connection under a query still in flight, which fails that query at once
+    /// (the pool replaces the connection): how a cancelled statement ends.
+    private static func close(_ connection: PostgresConnection) {
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { _ in }
     }
 
     /// Creates the table the first time this store needs it. Concurrent first claims may
