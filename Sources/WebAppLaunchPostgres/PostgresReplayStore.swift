@@ -23,7 +23,10 @@ import WebAppRegistry
 /// ```
 /// A claim is an `INSERT … ON CONFLICT DO NOTHING RETURNING`, atomic under any concurrency;
 /// claims that arrive while others are in flight share one such statement (``ClaimBatcher``:
-/// one commit for the batch, every claim still answered on its own, exactly once). The
+/// one commit for the batch, every claim still answered on its own, exactly once), a named
+/// prepared statement on each connection (`InsertClaimsStatement`): behind a connection
+/// pooler, use one that keeps prepared statements per server connection (PgBouncer 1.21 or
+/// later with `max_prepared_statements`, or session pooling), or claims fail (503). The
 /// store is a `Service`: run it in the application's service group (its `run()` drives the
 /// connection pool and the sweeper, and returns on graceful shutdown).
 /// Every claim is answered by its deadline (the batcher watches them), and every statement
