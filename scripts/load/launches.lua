@@ -9,10 +9,10 @@
 --   * wrk starts thread 0 before it runs thread 1's init(), and starts its clock only after
 --     the last one: thread 0's requests during that init (over a second for a 1 GB file)
 --     were counted against a shorter run (a 1 s run reported 73 k requests/s against nginx,
---     130 k with the requests formatted in init(), against about 45 k measured properly);
---   * a heap of half a million strings made LuaJIT's collector pause a thread for tens of
---     milliseconds, which both servers' p99.9 showed (nginx secure_link: 37 ms, 4 ms
---     without).
+--     130 k with the requests formatted in init(), where 46 k were real);
+--   * a heap of half a million strings, and a new one per request, made LuaJIT's collector
+--     pause a thread for tens of milliseconds, which both servers' p99.9 showed (nginx
+--     secure_link: 37 ms with it, 2.6-4.4 ms without).
 -- MINTED (the links minted, for the report) is the caller's count; it is not checked here.
 --
 -- A thread that runs out of lines stops and done() reports it ("exhausted_threads"): the run
