@@ -47,6 +47,35 @@ struct InMemoryReplayStoreTests {
         #expect(try store.claim(Self.id(12), until: Self.now + 1000, now: Self.now + 100) == false)
     }
 
+    @Test("each sweep removes exactly the ids past their deadline, whatever order they were claimed in")
+    func sweepsFollowEveryDeadline() throws {
+        // A shard sweeps only once its earliest deadline has passed: that bound must follow
+        // every claim and every sweep, or expired ids would stay and fill the store. All ids
+        // share one shard (equal low % 16), so one shard's bookkeeping is what is tested.
+        let store = InMemoryReplayStore(capacity: 1024)
+        func shardID(_ n: UInt64) -> ReplayID { Self.id(n * 16) }
+        let deadlines: [UInt64] = [300, 100, 200, 300, 100, 200]  // not in deadline order
+        for (n, offset) in deadlines.enumerated() {
+            #expect(try store.claim(shardID(UInt64(n)), until: Self.now + offset, now: Self.now))
+        }
+        store.sweep(now: Self.now + 99)
+        #expect(store.count() == 6)
+        store.sweep(now: Self.now + 150)
+        #expect(store.count() == 4, "the two ids due at +100 are gone")
+        // Claimed after that sweep, with a deadline before the shard's earliest remaining one.
+        #expect(try store.claim(shardID(6), until: Self.now + 160, now: Self.now + 150))
+        store.sweep(now: Self.now + 170)
+        #expect(store.count() == 4, "the id due at +160 is gone, the later ones stay")
+        #expect(try store.claim(shardID(6), until: Self.now + 400, now: Self.now + 170), "a swept id is claimable again")
+        store.sweep(now: Self.now + 250)
+        #expect(store.count() == 3, "the two ids due at +200 are gone")
+        store.sweep(now: Self.now + 300)
+        #expect(store.count() == 1, "only the id due at +400 is left")
+        #expect(try store.claim(shardID(6), until: Self.now + 400, now: Self.now + 300) == false)
+        store.sweep(now: Self.now + 400)
+        #expect(store.count() == 0)
+    }
+
     @Test("an id is refused until it is swept, even past its deadline")
     func presentMeansUsed() throws {
         let store = InMemoryReplayStore(capacity: 1024)

@@ -6,7 +6,9 @@ import WebAppLaunch
 ///
 /// Ids are spread over 16 shards, each behind its own mutex, so concurrent launches rarely
 /// contend; one atomic counter bounds the total. Each shard sweeps expired ids at most every
-/// few seconds. When the store holds `capacity` ids that have not expired, claims throw
+/// few seconds, and only when one of its ids has expired: it knows its earliest deadline, so
+/// a sweep with nothing to remove costs nothing (a full store that holds only live ids
+/// refuses at once instead of rebuilding every shard on every claim). When the store holds `capacity` ids that have not expired, claims throw
 /// ``ReplayStoreError/Code/full`` (503) rather than forget a live id: forgetting would let
 /// that launch be replayed. One process only, and forgotten on restart: a launch used before a
 /// restart could be used again after it, so `webapp-launch serve` defaults to the SQLite store
@@ -24,6 +26,9 @@ public final class InMemoryReplayStore: ReplayStore {
         struct State {
             var deadlines: [ReplayID: UInt64] = [:]
             var nextSweep: UInt64 = 0
+            /// No id held has a deadline before this (`.max` when none is held): until then
+            /// a sweep has nothing to remove.
+            var earliestDeadline: UInt64 = .max
         }
         let state = Mutex(State())
     }
@@ -63,6 +68,7 @@ public final class InMemoryReplayStore: ReplayStore {
             guard state.deadlines[id] == nil else { return false }
             guard reserveSlot() else { return nil }
             state.deadlines[id] = deadline
+            state.earliestDeadline = min(state.earliestDeadline, deadline)
             return true
         }
     }
@@ -74,10 +80,16 @@ public final class InMemoryReplayStore: ReplayStore {
     }
 
     private func sweep(_ state: inout Shard.State, now: UInt64) {
-        let before = state.deadlines.count
-        state.deadlines = state.deadlines.filter { $0.value > now }
         let (next, overflow) = now.addingReportingOverflow(Self.sweepInterval)
         state.nextSweep = overflow ? .max : next
+        guard state.earliestDeadline <= now else {
+            size.record(total.load(ordering: .relaxed))
+            return
+        }
+        let before = state.deadlines.count
+        // Rebuilt rather than pruned in place, so a shard shrinks again after a burst.
+        state.deadlines = state.deadlines.filter { $0.value > now }
+        state.earliestDeadline = state.deadlines.values.min() ?? .max
         let remaining = total.subtract(before - state.deadlines.count, ordering: .relaxed).newValue
         size.record(remaining)
     }
