@@ -149,16 +149,12 @@ public final class PostgresReplayStore: ReplayStore, Service {
     private func insert(_ batch: ClaimBatch) async throws -> Set<ReplayID> {
         try await ensureSchema()
         let statement = InsertClaimsStatement(batch)
-        return try await client.withConnection { connection in
-            try await withTaskCancellationHandler {
-                var recorded = Set<ReplayID>()
-                for try await id in try await connection.execute(statement, logger: self.logger) {
-                    if let id { recorded.insert(id) }
-                }
-                return recorded
-            } onCancel: {
-                Self.close(connection)
+        return try await onConnection { connection in
+            var recorded = Set<ReplayID>()
+            for try await id in try await connection.execute(statement, logger: self.logger) {
+                if let id { recorded.insert(id) }
             }
+            return recorded
         }
     }
 
@@ -181,31 +177,27 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
-    /// Runs a statement on one pooled connection and counts the rows it returns. Cancelling
-    /// the calling task closes that connection, which fails a query stuck in flight at once
-    /// (the pool replaces the connection).
+    /// Runs a statement on one pooled connection and counts the rows it returns.
     private func count(_ query: PostgresQuery) async throws -> Int {
-        try await rows(query) { _ in () }.count
-    }
-
-    /// Runs a statement like ``count(_:)`` and maps each row it returns.
-    private func rows<Value: Sendable>(_ query: PostgresQuery, _ transform: @escaping @Sendable (PostgresRow) throws -> Value) async throws -> [Value] {
-        try await client.withConnection { connection in
-            try await withTaskCancellationHandler {
-                var rows: [Value] = []
-                for try await row in try await connection.query(query, logger: self.logger) { rows.append(try transform(row)) }
-                return rows
-            } onCancel: {
-                Self.close(connection)
-            }
+        try await onConnection { connection in
+            var rows = 0
+            for try await _ in try await connection.query(query, logger: self.logger) { rows += 1 }
+            return rows
         }
     }
 
-    /// Closes a connection under a query still in flight, which fails that query at once
-    /// (the pool replaces the connection): how a cancelled statement ends.
-    private static func close(_ connection: PostgresConnection) {
-        let closed: EventLoopFuture<Void> = connection.close()
-        closed.whenComplete { _ in }
+    /// Runs `body` on one pooled connection. Cancelling the calling task closes that
+    /// connection, which fails a query stuck in flight at once (the pool replaces the
+    /// connection): how every statement's deadline ends it.
+    private func onConnection<Value: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
+        try await client.withConnection { connection in
+            try await withTaskCancellationHandler {
+                try await body(connection)
+            } onCancel: {
+                let closed: EventLoopFuture<Void> = connection.close()
+                closed.whenComplete { _ in }
+            }
+        }
     }
 
     /// Creates the table the first time this store needs it. Concurrent first claims may

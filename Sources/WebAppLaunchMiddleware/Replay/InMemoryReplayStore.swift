@@ -8,8 +8,8 @@ import WebAppLaunch
 /// contend; one atomic counter bounds the total. Each shard sweeps expired ids at most every
 /// few seconds, and only when one of its ids has expired: it knows its earliest deadline, so
 /// a sweep with nothing to remove costs nothing (a full store that holds only live ids
-/// refuses at once instead of rebuilding every shard on every claim). When the store holds `capacity` ids that have not expired, claims throw
-/// ``ReplayStoreError/Code/full`` (503) rather than forget a live id: forgetting would let
+/// refuses at once instead of rebuilding every shard on every claim). When the store holds
+/// `capacity` ids that have not expired, claims throw ``ReplayStoreError/Code/full`` (503) rather than forget a live id: forgetting would let
 /// that launch be replayed. One process only, and forgotten on restart: a launch used before a
 /// restart could be used again after it, so `webapp-launch serve` defaults to the SQLite store
 /// and servers with several instances use the PostgreSQL store.
@@ -87,9 +87,15 @@ public final class InMemoryReplayStore: ReplayStore {
             return
         }
         let before = state.deadlines.count
-        // Rebuilt rather than pruned in place, so a shard shrinks again after a burst.
-        state.deadlines = state.deadlines.filter { $0.value > now }
-        state.earliestDeadline = state.deadlines.values.min() ?? .max
+        // Rebuilt rather than pruned in place, so a shard shrinks again after a burst; the
+        // new earliest deadline is found in the same pass.
+        var earliest = UInt64.max
+        state.deadlines = state.deadlines.filter { _, deadline in
+            guard deadline > now else { return false }
+            earliest = min(earliest, deadline)
+            return true
+        }
+        state.earliestDeadline = earliest
         let remaining = total.subtract(before - state.deadlines.count, ordering: .relaxed).newValue
         size.record(remaining)
     }
