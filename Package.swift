@@ -256,5 +256,11 @@ let package = Package(
             dependencies: ["webapp-launch", "WebAppLaunch", "WebAppRegistry", "WebAppLaunchTestSupport"],
             swiftSettings: strictSettings
         ),
+        // The benchmark harness's own rules (scripts/load/loadtool.py): what it may call met.
+        .testTarget(
+            name: "BenchmarkReportTests",
+            dependencies: ["WebAppLaunchTestSupport"],
+            swiftSettings: strictSettings
+        ),
     ]
 )
