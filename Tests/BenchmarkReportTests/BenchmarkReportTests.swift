@@ -42,12 +42,6 @@ struct BenchmarkReportTests {
         }
     }
 
-    static let repositoryRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }()
-
     /// Runs the report over these trials, with no micro-benchmarks and no replay-store figure.
     static func report(_ trials: [Trial]) async throws -> Report {
         let directory = try TemporaryDirectory()

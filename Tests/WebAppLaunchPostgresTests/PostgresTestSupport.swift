@@ -15,12 +15,6 @@ struct PostgresTestCluster: Sendable {
     let directory: String
     let url: String
 
-    static let repositoryRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }()
-
     /// Starts a fresh cluster in its own directory, on a port from ``freeLoopbackPort()``
     /// (never one another test's server or cluster got, never one from the ephemeral range).
     static func start() async throws -> PostgresTestCluster {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAppLaunch
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// SPEC.md §10.3 (issue 17, point 1): names are checked against a fixed table derived from
@@ -10,11 +11,7 @@ struct NameScalarTableTests {
     /// The scalars issue 17 found accepted by the Swift runtime and refused by Python 3.11.
     static let assignedAfter14: [UInt32] = [0x1E030, 0x1FAE8, 0x0CF3, 0x2EBF0, 0x1C89, 0x1FAE9, 0x1FAEA, 0x323B0]
 
-    static var specTablePath: String {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }
-        return root.appendingPathComponent("SPEC.name-scalars.txt").path
-    }
+    static var specTablePath: String { repositoryRoot.appendingPathComponent("SPEC.name-scalars.txt").path }
 
     @Test("the embedded table is exactly SPEC.name-scalars.txt, ascending and disjoint")
     func tableMatchesSpec() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAppLaunch
+import WebAppLaunchTestSupport
 
 /// Issue 12, finding 10: the shipped development secrets are public, so a keyring holding one
 /// is development whatever its `"development"` flag says, and every guard that refuses
@@ -8,11 +9,7 @@ import Testing
 @Suite("Published development secrets are recognised by fingerprint, whatever the flag says")
 struct PublishedDevelopmentKeyTests {
     /// The shipped development keyring, `keys/dev.keyring.json`.
-    static let shippedPath: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("keys/dev.keyring.json").path
-    }()
+    static let shippedPath = repositoryRoot.appendingPathComponent("keys/dev.keyring.json").path
 
     /// The shipped keyring's JSON with its `development` member replaced by `flag` (or removed).
     static func shippedJSON(development flag: Bool?) throws -> Data {

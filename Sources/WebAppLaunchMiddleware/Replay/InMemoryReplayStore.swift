@@ -9,10 +9,11 @@ import WebAppLaunch
 /// few seconds, and only when one of its ids has expired: it knows its earliest deadline, so
 /// a sweep with nothing to remove costs nothing (a full store that holds only live ids
 /// refuses at once instead of rebuilding every shard on every claim). When the store holds
-/// `capacity` ids that have not expired, claims throw ``ReplayStoreError/Code/full`` (503) rather than forget a live id: forgetting would let
-/// that launch be replayed. One process only, and forgotten on restart: a launch used before a
-/// restart could be used again after it, so `webapp-launch serve` defaults to the SQLite store
-/// and servers with several instances use the PostgreSQL store.
+/// `capacity` ids that have not expired, claims throw ``ReplayStoreError/Code/full`` (503)
+/// rather than forget a live id: forgetting would let that launch be replayed. One process
+/// only, and forgotten on restart: a launch used before a restart could be used again after
+/// it, so `webapp-launch serve` defaults to the SQLite store and servers with several
+/// instances use the PostgreSQL store.
 ///
 /// The number of ids held is reported as the gauge `webapp_launch_replay_store_size` whenever
 /// a shard sweeps, so a metrics scrape costs the store nothing.
