@@ -10,6 +10,16 @@ import WebAppLaunchMiddleware
 ///   a statement when a slot is free, and a statement that ends takes the next batch itself.
 ///   Under light load a batch holds one claim and nothing waits; under load the batches
 ///   grow by themselves.
+/// - A slot holds a lane (for the store, a pooled connection) while claims keep coming: it
+///   opens one for its first batch and sends each following batch on it. When it finds the
+///   queue empty it waits on its lane, and the next claim wakes it; it leaves the lane once
+///   it has waited a full ``watchInterval`` (the watcher retires it), when a statement
+///   failed (its connection may be broken: the next batch opens another), when the lane
+///   was closed while held (its batch goes out on a new one), or on ``close()``. Under load
+///   that is one lease for thousands of statements instead of a lease, a release and the
+///   pool's idle timers for every one. A slot waits rather than leaving at once because
+///   clients that wait for their answers before sending more leave the queue empty between
+///   statements.
 /// - Inside a batch each id is sent once, in ascending order (concurrent batches then lock
 ///   rows in the same order and cannot deadlock); a second claim of the same id in the same
 ///   batch is a replay, exactly as if it had come a moment later.
@@ -51,7 +61,17 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         /// The statements in flight, by batch number (the watcher's view).
         var running: [UInt64: Running] = [:]
         var nextBatchNumber: UInt64 = 0
+        /// Slots waiting on their lanes for a claim, by slot number; they count in `inFlight`.
+        var idle: [UInt64: Idle] = [:]
+        var nextSlotNumber: UInt64 = 0
         var closed = false
+    }
+
+    /// A slot waiting on its lane: since when, and how to wake it (`true`: a claim is
+    /// queued; `false`: leave the lane).
+    private struct Idle {
+        let since: C.Instant
+        let wake: CheckedContinuation<Bool, Never>
     }
 
     /// A statement in flight: its claims, the task running it (once started) and whether
@@ -101,17 +121,22 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard waiter.attach(continuation) else { return }  // cancelled already: answered
-                let queued: Bool?  // nil: refused; true: a slot is free, wake the dispatcher
-                queued = state.withLock { state in
-                    guard !state.closed else { return nil }
+                let queued = state.withLock { state -> Queued in
+                    guard !state.closed else { return .refused }
                     state.queue.append(Claim(id: id, expiresAt: expiresAt, waiter: waiter, deadline: deadline))
-                    // With every slot busy, a statement that finishes takes this claim.
-                    return state.inFlight < maximumInFlight
+                    // A slot waiting on its lane takes it; else a free slot is started; with
+                    // every slot busy, a statement that finishes takes this claim.
+                    if let (slot, idle) = state.idle.first {
+                        state.idle[slot] = nil
+                        return .wake(idle.wake)
+                    }
+                    return state.inFlight < maximumInFlight ? .ring : .wait
                 }
                 switch queued {
-                case true?: ring.yield()
-                case false?: break
-                case nil: waiter.finish(.failure(ReplayStoreError(.unavailable, "the PostgreSQL replay store has stopped")))
+                case .wake(let slot): slot.resume(returning: true)
+                case .ring: ring.yield()
+                case .wait: break
+                case .refused: waiter.finish(.failure(ReplayStoreError(.unavailable, "the PostgreSQL replay store has stopped")))
                 }
             }
         } onCancel: {
@@ -119,26 +144,47 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Sends batches until ``close()``: each with `send`, which returns the ids it recorded.
+    /// What a new claim sets going.
+    private enum Queued {
+        /// A slot waiting on its lane, to wake.
+        case wake(CheckedContinuation<Bool, Never>)
+        /// A slot is free: the dispatcher starts one.
+        case ring
+        /// Every slot is busy: the first statement to end takes the claim.
+        case wait
+        /// The batcher has stopped.
+        case refused
+    }
+
+    /// The batch a slot has taken, with the number the watcher knows it by while it runs.
+    typealias Taken = (number: UInt64, claims: [Claim])
+
+    /// Sends batches until ``close()``, each slot on a lane of its own.
     ///
-    /// A batch's task, once its statement is answered, takes the next batch itself while
-    /// claims are queued: under load the slots stay busy without a round trip through the
-    /// dispatcher, which only starts statements when a slot is free.
-    /// - Parameter send: Runs one statement; it throws when the statement failed (or was
-    ///   cancelled by the watcher after every claim in it had expired).
-    func run(_ send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async {
+    /// A slot's task, once its statement is answered, takes the next batch itself while
+    /// claims are queued, on the same lane: under load the slots stay busy without a round
+    /// trip through the dispatcher (which only starts a slot when one is free) and without a
+    /// new lane per statement.
+    /// - Parameters:
+    ///   - openLane: Opens a lane and lends it to `use` until `use` returns; it throws only
+    ///     when it could not open one (the batch in hand then fails, fail closed).
+    ///   - isOpen: Whether a lane held since its last statement is still open (a connection
+    ///     the database closed meanwhile is left, and its batch goes out on a new one: a
+    ///     statement written to a closed connection might never be answered).
+    ///   - send: Runs one statement on a lane; it throws when the statement failed (or was
+    ///     cancelled by the watcher after every claim in it had expired), and the slot then
+    ///     leaves that lane.
+    func run<Lane: Sendable>(
+        lanes openLane: @escaping @Sendable (_ use: (Lane) async -> Void) async throws -> Void,
+        isOpen: @escaping @Sendable (Lane) -> Bool,
+        send: @escaping @Sendable (ClaimBatch, Lane) async throws -> Set<ReplayID>
+    ) async {
         await withDiscardingTaskGroup { watching in
             watching.addTask { await self.watchDeadlines() }
             await withDiscardingTaskGroup { group in
                 for await _ in doorbell {
                     while let first = nextBatch(finished: nil) {
-                        group.addTask {
-                            var batch: (number: UInt64, claims: [Claim])? = first
-                            while let (number, claims) = batch {
-                                await self.answer(number, claims, send: send)
-                                batch = self.nextBatch(finished: number)
-                            }
-                        }
+                        group.addTask { await self.serve(from: first, openLane: openLane, isOpen: isOpen, send: send) }
                     }
                 }
             }
@@ -147,17 +193,73 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Until cancelled (by ``run(_:)``, once closed and every statement answered): every
-    /// ``watchInterval``, answers the claims past their deadline `unavailable`, drops the
-    /// queued ones among them so they are never sent, and cancels a statement once every
-    /// claim in it has expired (its connection is then closed).
+    /// Sends batches until ``close()`` with nothing to hold between statements: each with
+    /// `send`, which returns the ids it recorded.
+    func run(_ send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async {
+        await run(lanes: { use in await use(()) }, isOpen: { _ in true }, send: { batch, _ in try await send(batch) })
+    }
+
+    /// One slot's work, from the batch it was started with until it leaves: each pass opens
+    /// a lane and sends batch after batch on it, waiting on it while the queue is empty; a
+    /// failed statement ends the pass (the lane may be broken) and the next batch, if any,
+    /// starts another.
+    private func serve<Lane: Sendable>(
+        from first: Taken,
+        openLane: @Sendable (_ use: (Lane) async -> Void) async throws -> Void,
+        isOpen: @escaping @Sendable (Lane) -> Bool,
+        send: @escaping @Sendable (ClaimBatch, Lane) async throws -> Set<ReplayID>
+    ) async {
+        let slot = state.withLock { state in
+            defer { state.nextSlotNumber += 1 }
+            return state.nextSlotNumber
+        }
+        var next: Taken? = first
+        while let start = next {
+            var inHand: Taken? = start  // taken, not yet sent
+            next = nil
+            do {
+                try await openLane { lane in
+                    var fresh = true
+                    while let current = inHand {
+                        guard fresh || isOpen(lane) else {
+                            next = current  // closed while held: the batch goes out on a new lane
+                            return
+                        }
+                        fresh = false
+                        inHand = nil
+                        let sent = await answer(current.number, current.claims) { try await send($0, lane) }
+                        guard sent else {
+                            next = nextBatch(finished: current.number)  // on a new lane
+                            return
+                        }
+                        inHand = await batchOnLane(slot: slot, finished: current.number)
+                    }
+                }
+            } catch {
+                // No lane: the batch in hand fails (fail closed); the next one tries again.
+                if let current = inHand {
+                    for claim in current.claims { claim.waiter.finish(.failure(error)) }
+                    next = nextBatch(finished: current.number)
+                }
+            }
+        }
+    }
+
+    /// Until cancelled (by ``run(lanes:isOpen:send:)``, once closed and every statement
+    /// answered): every ``watchInterval``, answers the claims past their deadline
+    /// `unavailable`, drops the queued ones among them so they are never sent, cancels a
+    /// statement once every claim in it has expired (its connection is then closed), and
+    /// sends each slot that has waited on its lane for a whole interval away from it.
     private func watchDeadlines() async {
         while true {
             do { try await clock.sleep(for: watchInterval) } catch { return }
             let now = clock.now
-            let (late, abandoned) = state.withLock { state -> ([ClaimWaiter], [Task<Set<ReplayID>, any Error>]) in
+            let (late, abandoned, retired) = state.withLock { state -> ([ClaimWaiter], [Task<Set<ReplayID>, any Error>], [Idle]) in
                 var late: [ClaimWaiter] = []
                 var abandoned: [Task<Set<ReplayID>, any Error>] = []
+                // A slot that has waited on its lane a full interval leaves it.
+                let retiring = state.idle.filter { $0.value.since.advanced(by: watchInterval) <= now }
+                for slot in retiring.keys { state.idle[slot] = nil }
                 // The queue is in arrival order, and every claim waits equally long.
                 let expired = state.queue.prefix { $0.deadline <= now }.count
                 late.append(contentsOf: state.queue.prefix(expired).map(\.waiter))
@@ -169,10 +271,11 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
                         state.running[number]?.cancelled = true
                     }
                 }
-                return (late, abandoned)
+                return (late, abandoned, Array(retiring.values))
             }
             answerLate(late)
             for statement in abandoned { statement.cancel() }
+            for slot in retired { slot.wake.resume(returning: false) }
         }
     }
 
@@ -188,25 +291,65 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
     /// a claim is queued before they move the clock).
     var queuedCount: Int { state.withLock { $0.queue.count } }
 
-    /// Stops taking claims and fails every queued one; ``run(_:)`` returns once the batches
-    /// in flight are answered.
+    /// How many slots wait on their lanes for a claim (for tests that must know a slot waits
+    /// before they queue the claim that wakes it).
+    var idleCount: Int { state.withLock { $0.idle.count } }
+
+    /// Stops taking claims, fails every queued one and sends every waiting slot away from its
+    /// lane; ``run(lanes:isOpen:send:)`` returns once the batches in flight are answered.
     func close() {
-        let queued = state.withLock { state in
+        let (queued, idle) = state.withLock { state in
             state.closed = true
-            defer { state.queue = [] }
-            return state.queue
+            defer {
+                state.queue = []
+                state.idle = [:]
+            }
+            return (state.queue, Array(state.idle.values))
         }
         for claim in queued {
             claim.waiter.finish(.failure(ReplayStoreError(.unavailable, "the PostgreSQL replay store has stopped")))
         }
+        for slot in idle { slot.wake.resume(returning: false) }
         ring.finish()
     }
 
+    /// The next batch for a slot whose statement on its lane just ended: at once if claims
+    /// are queued, else once the slot, waiting on its lane, is woken by a claim. `nil` when
+    /// it should leave its lane (it waited a full watch interval, or the batcher closed or
+    /// was cancelled) and the queue is empty; its slot is then free.
+    private func batchOnLane(slot: UInt64, finished: UInt64) async -> Taken? {
+        if let batch = nextBatch(finished: finished, keepingSlot: true) { return batch }
+        while true {
+            let woken = await withTaskCancellationHandler {
+                await withCheckedContinuation { (wake: CheckedContinuation<Bool, Never>) in
+                    let waits = state.withLock { state in
+                        // A claim queued since the last look, or a batcher stopping: no wait.
+                        guard state.queue.isEmpty, !state.closed, !Task.isCancelled else { return false }
+                        state.idle[slot] = Idle(since: clock.now, wake: wake)
+                        return true
+                    }
+                    if !waits { wake.resume(returning: true) }
+                }
+            } onCancel: {
+                state.withLock { $0.idle.removeValue(forKey: slot) }?.wake.resume(returning: false)
+            }
+            let leaving = !woken || state.withLock { $0.closed } || Task.isCancelled
+            if let batch = nextBatch(finished: nil, holdingSlot: true, keepingSlot: !leaving) { return batch }
+            if leaving { return nil }
+        }
+    }
+
     /// Takes the next batch, with the number the watcher knows it by while it runs: the
-    /// queued claims still waiting, oldest first. `finished` is the batch number whose
-    /// statement just ended (its task continues with the next batch, or frees its slot);
-    /// `nil` asks for a batch for a new task, which needs a free slot.
-    private func nextBatch(finished: UInt64?) -> (number: UInt64, claims: [Claim])? {
+    /// queued claims still waiting, oldest first.
+    /// - Parameters:
+    ///   - finished: The batch whose statement just ended, if any (its slot's task asks).
+    ///   - holdingSlot: Whether the caller holds a slot already (a slot's task does); a new
+    ///     task (the dispatcher asks, `false`) gets a batch only if a slot is free. By
+    ///     default, whether a batch just finished.
+    ///   - keepingSlot: Whether a slot's task keeps its slot when the queue is empty (to wait
+    ///     on its lane) rather than freeing it.
+    private func nextBatch(finished: UInt64?, holdingSlot: Bool? = nil, keepingSlot: Bool = false) -> Taken? {
+        let holding = holdingSlot ?? (finished != nil)
         let now = clock.now
         var late: [ClaimWaiter] = []
         defer {
@@ -219,11 +362,11 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
                 if claim.deadline <= now { late.append(claim.waiter) }
                 return claim.deadline <= now || claim.waiter.isFinished
             }
-            guard !state.queue.isEmpty, finished != nil || state.inFlight < maximumInFlight else {
-                if finished != nil { state.inFlight -= 1 }
+            guard !state.queue.isEmpty, holding || state.inFlight < maximumInFlight else {
+                if holding, !keepingSlot { state.inFlight -= 1 }
                 return nil
             }
-            if finished == nil { state.inFlight += 1 }
+            if !holding { state.inFlight += 1 }
             let count = min(maximumBatch, state.queue.count)
             let claims = Array(state.queue.prefix(count))
             state.queue.removeFirst(count)
@@ -235,12 +378,14 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Sends one batch and answers each of its claims.
-    private func answer(_ number: UInt64, _ claims: [Claim], send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async {
+    /// - Returns: `false` when its statement failed, `true` when it was answered or had no
+    ///   claim left to send.
+    private func answer(_ number: UInt64, _ claims: [Claim], send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async -> Bool {
         var deadlines: [ReplayID: Int64] = [:]
         for claim in claims where !claim.waiter.isFinished {
             deadlines[claim.id] = max(deadlines[claim.id] ?? .min, claim.expiresAt)
         }
-        guard !deadlines.isEmpty else { return }
+        guard !deadlines.isEmpty else { return true }
         let ids = deadlines.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
         let batch = ClaimBatch(ids: ids, expiresAt: ids.map { deadlines[$0]! })
         // Its own task, so the watcher can cancel this statement alone; started inside the
@@ -260,7 +405,7 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
             }
         } catch {
             for claim in claims { claim.waiter.finish(.failure(error)) }
-            return
+            return false
         }
         // The first claim of a recorded id wins; any other claim of it in this batch is a replay.
         var granted = Set<ReplayID>()
@@ -268,6 +413,7 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
             let wins = recorded.contains(claim.id) && granted.insert(claim.id).inserted
             claim.waiter.finish(.success(wins))
         }
+        return true
     }
 }
 

@@ -24,11 +24,14 @@ import WebAppRegistry
 /// A claim is an `INSERT … ON CONFLICT DO NOTHING RETURNING`, atomic under any concurrency;
 /// claims that arrive while others are in flight share one such statement (``ClaimBatcher``:
 /// one commit for the batch, every claim still answered on its own, exactly once), a named
-/// prepared statement on each connection (`InsertClaimsStatement`): behind a connection
-/// pooler, use one that keeps prepared statements per server connection (PgBouncer 1.21 or
-/// later with `max_prepared_statements`, or session pooling), or claims fail (503). The
-/// store is a `Service`: run it in the application's service group (its `run()` drives the
-/// connection pool and the sweeper, and returns on graceful shutdown).
+/// prepared statement on each connection (`InsertClaimsStatement`). Each statement slot
+/// keeps its pooled connection while claims keep coming and returns it once none came for
+/// a watch interval, so a busy store leases a connection once per burst rather than once
+/// per statement. Behind a connection pooler, use one that keeps prepared statements per
+/// server connection (PgBouncer 1.21 or later with `max_prepared_statements`, or session
+/// pooling), or claims fail (503). The store is a `Service`: run it in the application's
+/// service group (its `run()` drives the connection pool and the sweeper, and returns on
+/// graceful shutdown).
 /// Every claim is answered by its deadline (the batcher watches them), and every statement
 /// has a deadline that cancels it (a query in flight is stopped by closing its connection):
 /// when PostgreSQL is unreachable, slow or restarting, claims throw ``ReplayStoreError``
@@ -40,7 +43,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
         /// `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]`.
         /// Without `sslmode`, TLS is required for any host but loopback.
         public var url: String
-        /// Most connections in the pool.
+        /// Most connections in the pool: each statement slot holds one while claims keep
+        /// coming, and the sweeper takes one every ``sweepInterval``.
         public var poolSize: Int = 8
         /// Most claim statements running at once, each on its own connection (at most
         /// ``poolSize``). Claims that arrive meanwhile wait and go out together in the next
@@ -112,7 +116,15 @@ public final class PostgresReplayStore: ReplayStore, Service {
                 await self.client.run()
                 self.batcher.close()  // no pool, no claims: fail what waits, stop the dispatcher
             }
-            group.addTask { await self.batcher.run { batch in try await self.insert(batch) } }
+            group.addTask {
+                // Each statement slot holds a pooled connection while claims keep coming (and
+                // a watch interval after), leaving one the database closed meanwhile.
+                await self.batcher.run(
+                    lanes: { use in try await self.client.withConnection { connection in await use(connection) } },
+                    isOpen: { connection in !connection.isClosed },
+                    send: { batch, connection in try await self.insert(batch, on: connection) }
+                )
+            }
             group.addTask {
                 try? await cancelWhenGracefulShutdown { try await self.sweepPeriodically() }
             }
@@ -146,10 +158,13 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// (`RETURNING` yields only rows actually inserted; an id already present is skipped).
     /// Its deadline is the batcher's: once every claim in the batch has expired, the batcher
     /// cancels this task, which closes the connection under a query still in flight.
-    private func insert(_ batch: ClaimBatch) async throws -> Set<ReplayID> {
-        try await ensureSchema()
+    /// - Parameters:
+    ///   - batch: The claims, unique and ascending.
+    ///   - connection: The statement slot's connection (leased by the batcher's lane).
+    private func insert(_ batch: ClaimBatch, on connection: PostgresConnection) async throws -> Set<ReplayID> {
         let statement = InsertClaimsStatement(batch)
-        return try await onConnection { connection in
+        return try await closingOnCancel(connection) {
+            try await self.ensureSchema(on: connection)
             var recorded = Set<ReplayID>()
             for try await id in try await connection.execute(statement, logger: self.logger) {
                 if let id { recorded.insert(id) }
@@ -165,58 +180,64 @@ public final class PostgresReplayStore: ReplayStore, Service {
     @discardableResult
     public func sweep(now: UInt64) async throws -> Int {
         try await withDeadline(configuration.claimTimeout * 5) {
-            try await self.ensureSchema()
-            let cutoff = Int64(clamping: now)
-            let deleted = try await self.count("DELETE FROM webapp_launch_claims WHERE expires_at <= \(cutoff) RETURNING 1")
-            var total: Int64 = 0
-            for try await value in try await self.client.query("SELECT COUNT(*)::BIGINT FROM webapp_launch_claims").decode(Int64.self) {
-                total = value
+            try await self.onConnection { connection in
+                try await self.ensureSchema(on: connection)
+                let cutoff = Int64(clamping: now)
+                let deleted = try await self.count("DELETE FROM webapp_launch_claims WHERE expires_at <= \(cutoff) RETURNING 1", on: connection)
+                var total: Int64 = 0
+                let rows = try await connection.query("SELECT COUNT(*)::BIGINT FROM webapp_launch_claims", logger: self.logger)
+                for try await value in rows.decode(Int64.self) { total = value }
+                self.size.record(total)
+                return deleted
             }
-            self.size.record(total)
-            return deleted
         }
     }
 
-    /// Runs a statement on one pooled connection and counts the rows it returns.
-    private func count(_ query: PostgresQuery) async throws -> Int {
-        try await onConnection { connection in
-            var rows = 0
-            for try await _ in try await connection.query(query, logger: self.logger) { rows += 1 }
-            return rows
-        }
+    /// Runs a statement and counts the rows it returns.
+    private func count(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> Int {
+        var rows = 0
+        for try await _ in try await connection.query(query, logger: logger) { rows += 1 }
+        return rows
     }
 
-    /// Runs `body` on one pooled connection. Cancelling the calling task closes that
-    /// connection, which fails a query stuck in flight at once (the pool replaces the
-    /// connection): how every statement's deadline ends it.
+    /// Runs `body` on one pooled connection, closed if the calling task is cancelled.
     private func onConnection<Value: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
-        try await client.withConnection { connection in
-            try await withTaskCancellationHandler {
-                try await body(connection)
-            } onCancel: {
-                let closed: EventLoopFuture<Void> = connection.close()
-                closed.whenComplete { _ in }
-            }
+        try await client.withConnection { connection in try await closingOnCancel(connection) { try await body(connection) } }
+    }
+
+    /// Runs `body`, closing `connection` if the calling task is cancelled meanwhile: that
+    /// fails a query stuck in flight at once (the pool replaces the connection), which is
+    /// how every statement's deadline ends it.
+    private func closingOnCancel<Value: Sendable>(
+        _ connection: PostgresConnection,
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await body()
+        } onCancel: {
+            let closed: EventLoopFuture<Void> = connection.close()
+            closed.whenComplete { _ in }
         }
     }
 
-    /// Creates the table the first time this store needs it. Concurrent first claims may
-    /// collide inside PostgreSQL's catalog (two `CREATE TABLE IF NOT EXISTS` at once); one
-    /// retry absorbs that, within the claim's deadline.
-    private func ensureSchema() async throws {
+    /// Creates the table the first time this store needs it, on the connection at hand (a
+    /// statement slot may hold the pool's only one). Concurrent first claims may collide
+    /// inside PostgreSQL's catalog (two `CREATE TABLE IF NOT EXISTS` at once); one retry
+    /// absorbs that, within the claim's deadline.
+    private func ensureSchema(on connection: PostgresConnection) async throws {
         guard !schemaReady.load(ordering: .acquiring) else { return }
         do {
-            try await createSchema()
+            try await createSchema(on: connection)
         } catch {
             try await Task.sleep(for: .milliseconds(50))
-            try await createSchema()
+            try await createSchema(on: connection)
         }
         schemaReady.store(true, ordering: .releasing)
     }
 
-    private func createSchema() async throws {
-        _ = try await count("CREATE TABLE IF NOT EXISTS webapp_launch_claims (replay_id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL)")
-        _ = try await count("CREATE INDEX IF NOT EXISTS webapp_launch_claims_expiry ON webapp_launch_claims (expires_at)")
+    private func createSchema(on connection: PostgresConnection) async throws {
+        _ = try await count("CREATE TABLE IF NOT EXISTS webapp_launch_claims (replay_id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL)", on: connection)
+        _ = try await count("CREATE INDEX IF NOT EXISTS webapp_launch_claims_expiry ON webapp_launch_claims (expires_at)", on: connection)
     }
 
     /// Runs `operation` with a deadline: whichever of the operation and the timer finishes

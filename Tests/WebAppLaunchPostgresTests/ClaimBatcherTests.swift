@@ -22,14 +22,23 @@ struct ClaimBatcherTests {
         /// when the test moves that clock past it), or the real clock when `nil`.
         let clock: ManualClock?
         let failure: (any Error & Sendable)?
+        /// Which statements throw `failure` (every one unless told otherwise).
+        let fails: @Sendable (ClaimBatch) -> Bool
         /// A statement that runs its whole delay even when cancelled, as a database that is
         /// slow to notice a closed connection.
         let ignoresCancellation: Bool
 
-        init(delay: Duration = .milliseconds(20), on clock: ManualClock? = nil, failure: (any Error & Sendable)? = nil, ignoresCancellation: Bool = false) {
+        init(
+            delay: Duration = .milliseconds(20),
+            on clock: ManualClock? = nil,
+            failure: (any Error & Sendable)? = nil,
+            when fails: @escaping @Sendable (ClaimBatch) -> Bool = { _ in true },
+            ignoresCancellation: Bool = false
+        ) {
             self.delay = delay
             self.clock = clock
             self.failure = failure
+            self.fails = fails
             self.ignoresCancellation = ignoresCancellation
         }
 
@@ -56,7 +65,7 @@ struct ClaimBatcherTests {
                 }
             }
             completions.withLock { $0 += 1 }
-            if let failure { throw failure }
+            if let failure, fails(batch) { throw failure }
             return rows.withLock { rows in Set(batch.ids.filter { rows.insert($0).inserted }) }
         }
 
@@ -83,7 +92,8 @@ struct ClaimBatcherTests {
     /// Runs a batcher over a table for the duration of `body`, then closes it and moves
     /// `clock` on an hour at a time until the batcher has stopped, so every statement
     /// sleeping on it ends (also one whose task began its sleep only after a move), whether
-    /// `body` returned or threw.
+    /// `body` returned or threw. With `lanes`, each slot's statements run on the lanes it
+    /// opens, and each statement is recorded with its lane.
     ///
     /// Bounded: a batcher still running after that (about 30 s) fails the test and is left
     /// behind rather than awaited, so a broken batcher cannot hang the run.
@@ -92,12 +102,20 @@ struct ClaimBatcherTests {
         maximumInFlight: Int = 2,
         claimTimeout: Duration = .seconds(2),
         clock: ManualClock = ManualClock(),
+        lanes: Lanes? = nil,
         _ body: @Sendable (ClaimBatcher<ManualClock>) async throws -> T
     ) async throws -> T {
         let batcher = ClaimBatcher(maximumInFlight: maximumInFlight, claimTimeout: claimTimeout, clock: clock)
         let stopped = Atomic(false)
         let running = Task {
-            await batcher.run { try await table.insert($0) }
+            if let lanes {
+                await batcher.run(lanes: { use in try await lanes.open(use) }, isOpen: { lanes.isOpen($0) }) { batch, lane in
+                    lanes.record(batch, on: lane)
+                    return try await table.insert(batch)
+                }
+            } else {
+                await batcher.run { try await table.insert($0) }
+            }
             stopped.store(true, ordering: .releasing)
         }
         let result: Result<T, any Error>
