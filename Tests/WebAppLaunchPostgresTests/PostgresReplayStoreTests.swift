@@ -54,6 +54,26 @@ struct PostgresReplayStoreTests {
         #expect(try await claimCount(cluster.url) == 300)
     }
 
+    @Test("with a one-connection pool, the statement slot creates the table on its own connection, claims stay exactly once, and a sweep gets the connection once the slot has left it")
+    func oneConnectionPool() async throws {
+        let cluster = try await PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url, poolSize: 1, statementsInFlight: 1)
+        let ids = (0..<50).map { ReplayID(high: 9, low: UInt64($0)) }
+        let (first, second, swept) = try await withRunning(store) {
+            let claimAll: @Sendable () async throws -> [Bool] = {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for id in ids { group.addTask { try await store.claim(id, until: 1_000, now: 0) } }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+            }
+            return (try await claimAll(), try await claimAll(), try await store.sweep(now: 2_000))
+        }
+        #expect(first.count == 50 && first.allSatisfy { $0 })
+        #expect(second.count == 50 && second.allSatisfy { !$0 })
+        #expect(swept == 50)
+    }
+
     @Test("a launch used on instance A is rejected on instance B")
     func usedOnARejectedOnB() async throws {
         let cluster = try await PostgresTestCluster.start()

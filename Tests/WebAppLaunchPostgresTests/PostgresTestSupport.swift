@@ -105,10 +105,14 @@ enum PostgresFixtures {
     static func store(
         url: String,
         claimTimeout: Duration = .seconds(2),
+        poolSize: Int = 8,
+        statementsInFlight: Int = 2,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws -> PostgresReplayStore {
         var configuration = PostgresReplayStore.Configuration(url: url)
         configuration.claimTimeout = claimTimeout
+        configuration.poolSize = poolSize
+        configuration.statementsInFlight = statementsInFlight
         configuration.connectTimeout = .seconds(1)
         return try PostgresReplayStore(configuration: configuration, logger: Logger(label: "test.pg"), clock: clock)
     }
