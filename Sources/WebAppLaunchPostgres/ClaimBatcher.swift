@@ -193,12 +193,6 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Sends batches until ``close()`` with nothing to hold between statements: each with
-    /// `send`, which returns the ids it recorded.
-    func run(_ send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async {
-        await run(lanes: { use in await use(()) }, isOpen: { _ in true }, send: { batch, _ in try await send(batch) })
-    }
-
     /// One slot's work, from the batch it was started with until it leaves: each pass opens
     /// a lane and sends batch after batch on it, waiting on it while the queue is empty; a
     /// failed statement ends the pass (the lane may be broken) and the next batch, if any,

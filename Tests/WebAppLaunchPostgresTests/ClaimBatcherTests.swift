@@ -114,7 +114,10 @@ struct ClaimBatcherTests {
                     return try await table.insert(batch)
                 }
             } else {
-                await batcher.run { try await table.insert($0) }
+                // Nothing to hold between statements: every lane is the same empty one.
+                await batcher.run(lanes: { use in await use(()) }, isOpen: { _ in true }) { batch, _ in
+                    try await table.insert(batch)
+                }
             }
             stopped.store(true, ordering: .releasing)
         }
