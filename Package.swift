@@ -47,6 +47,9 @@ let package = Package(
         // The base64url vector kernels (AVX2, and AVX-512 VBMI for decoding), chosen at run time: Swift
         // cannot select vector instructions per function.
         .target(name: "CWebAppLaunchSIMD"),
+        // The commit `scripts/release` builds from, handed over as a C definition (the one
+        // build-time value SwiftPM can pass to code).
+        .target(name: "CWebAppLaunchBuildInfo"),
         .target(
             name: "WebAppRegistry",
             swiftSettings: strictSettings
@@ -72,6 +75,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -158,6 +163,7 @@ let package = Package(
         .executableTarget(
             name: "webapp-launch",
             dependencies: [
+                "CWebAppLaunchBuildInfo",
                 "WebAppLaunchLauncher",
                 "WebAppLaunchServer",
                 "WebAppLaunchGate",

@@ -35,8 +35,9 @@ public struct GateConfiguration: Sendable {
     /// default: a bearer token in every request header ends up in upstream logs too easily.
     public var passAccessToken = false
     /// Where a request without a session is sent (303) instead of getting 401; `nil` for 401.
-    /// Applies to GET and HEAD requests without a `launch` parameter only.
-    public var unauthenticatedRedirect: String?
+    /// Applies to GET and HEAD requests without a `launch` parameter only. A path on the same
+    /// site (``RedirectTarget``), never another host.
+    public var unauthenticatedRedirect: RedirectTarget?
     /// The largest request body forwarded upstream; larger ones get 413.
     public var maximumRequestBodyBytes = 10 * 1024 * 1024
     /// The largest response body passed back; a larger announced one gives 502, a larger
@@ -71,23 +72,16 @@ public struct GateConfiguration: Sendable {
     }
 
     /// Checks the settings that could make the gate unsafe or unusable.
-    /// - Throws: ``GateConfigurationError`` with one line.
-    public func validate() throws(GateConfigurationError) {
-        guard WebApp.isValidID(appID) else { throw GateConfigurationError("--app is not a valid app id") }
-        guard (0...65535).contains(port) else { throw GateConfigurationError("--port must be 1 to 65535") }
-        if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {
-            throw GateConfigurationError("refusing development keys on the non-loopback address \(host): they are public; use an app keyring")
-        }
+    /// - Throws: ``ConfigurationError`` with one line.
+    public func validate() throws(ConfigurationError) {
+        guard WebApp.isValidID(appID) else { throw ConfigurationError("--app is not a valid app id") }
+        guard (0...65535).contains(port) else { throw ConfigurationError("--port must be 1 to 65535") }
+        try DevelopmentKeyPolicy.check(keyring, bindHost: host, publicURLs: [publicURL])
         guard keyring.keys.contains(where: { $0.status != .revoked }) else {
-            throw GateConfigurationError("the keyring has no key that can verify")
+            throw ConfigurationError("the keyring has no key that can verify")
         }
         guard maximumRequestBodyBytes >= 0, maximumResponseBodyBytes >= 0 else {
-            throw GateConfigurationError("body limits must not be negative")
-        }
-        if let redirect = unauthenticatedRedirect {
-            guard redirect.hasPrefix("https://") || redirect.hasPrefix("http://") || (redirect.hasPrefix("/") && !redirect.hasPrefix("//")),
-                  !redirect.contains(where: { $0.isNewline || $0 == " " })
-            else { throw GateConfigurationError("--unauthenticated-redirect must be an absolute http(s) URL or a path") }
+            throw ConfigurationError("body limits must not be negative")
         }
     }
 }

@@ -68,8 +68,8 @@ public struct GateProxy: Sendable {
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, configuration.maximumUpstreamConnections)
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout = .init(
-            connect: .nanoseconds(configuration.connectTimeout.gateNanoseconds),
-            read: .nanoseconds(configuration.readTimeout.gateNanoseconds)
+            connect: TimeAmount(configuration.connectTimeout),
+            read: TimeAmount(configuration.readTimeout)
         )
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         clientConfiguration.decompression = .disabled
@@ -113,7 +113,7 @@ public struct GateProxy: Sendable {
 
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(upstreamRequest, deadline: .now() + .nanoseconds(responseTimeout.gateNanoseconds), logger: logger)
+            response = try await client.execute(upstreamRequest, deadline: .now() + TimeAmount(responseTimeout), logger: logger)
         } catch {
             if tripped.isTripped {
                 logger.notice("gate.request_too_large", metadata: ["method": "\(request.method)"])
@@ -221,16 +221,5 @@ extension HTTPClientError {
     var shortDescription: String {
         let text = String(describing: self)
         return String(text.prefix { $0 != "(" && $0 != ":" }.prefix(64))
-    }
-}
-
-extension Duration {
-    /// Nanoseconds as a 64-bit integer, saturating.
-    var gateNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? .max : sum
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebAppRegistry
 
 /// The web app behind the gate: an `http://` or `https://` origin (scheme, host, port), with
 /// no path, query, fragment or credentials.
@@ -16,20 +17,20 @@ public struct GateUpstream: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses an upstream origin.
     /// - Parameter text: e.g. `http://127.0.0.1:9000`.
-    /// - Throws: ``GateConfigurationError`` naming what is wrong.
-    public init(_ text: String) throws(GateConfigurationError) {
+    /// - Throws: ``ConfigurationError`` naming what is wrong.
+    public init(_ text: String) throws(ConfigurationError) {
         guard let components = URLComponents(string: text),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = components.host, !host.isEmpty
-        else { throw GateConfigurationError("--upstream must be an http:// or https:// origin such as http://127.0.0.1:9000") }
+        else { throw ConfigurationError("--upstream must be an http:// or https:// origin such as http://127.0.0.1:9000") }
         guard components.user == nil, components.password == nil else {
-            throw GateConfigurationError("--upstream must not contain credentials")
+            throw ConfigurationError("--upstream must not contain credentials")
         }
         guard components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil else {
-            throw GateConfigurationError("--upstream must be an origin without path or query: requests keep their own path")
+            throw ConfigurationError("--upstream must be an origin without path or query: requests keep their own path")
         }
         if let port = components.port, !(1...65535).contains(port) {
-            throw GateConfigurationError("--upstream port must be 1 to 65535")
+            throw ConfigurationError("--upstream port must be 1 to 65535")
         }
         self.scheme = scheme
         self.host = host.lowercased()

@@ -40,8 +40,8 @@ public struct WebAppGate: Sendable {
     ///   - configuration: The settings.
     ///   - replayStore: The replay store (shared by every gate instance of the app).
     ///   - logger: Where the gate logs.
-    /// - Throws: ``GateConfigurationError``.
-    public init(configuration: GateConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch.gate")) throws(GateConfigurationError) {
+    /// - Throws: ``ConfigurationError``.
+    public init(configuration: GateConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch.gate")) throws(ConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         self.replayStore = replayStore
@@ -60,8 +60,10 @@ public struct WebAppGate: Sendable {
                 sessionLifetime: configuration.sessionLifetime,
                 clock: configuration.clock
             )
+        } catch let error as ConfigurationError {
+            throw error
         } catch {
-            throw GateConfigurationError("\(error)")
+            throw ConfigurationError("\(error)")
         }
         if case .reverseProxy = configuration.mode {
             client = GateProxy.makeClient(configuration: configuration)
@@ -78,7 +80,7 @@ public struct WebAppGate: Sendable {
         router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme == "https"))
         if let location = configuration.unauthenticatedRedirect {
             let exempt: String? = configuration.mode == .authRequest ? AuthRequestEndpoint<WebAppRequestContext>.path : nil
-            router.add(middleware: UnauthenticatedRedirectMiddleware(location: location, exemptPath: exempt))
+            router.add(middleware: UnauthenticatedRedirectMiddleware(location: location.path, exemptPath: exempt))
         }
         router.add(middleware: launchMiddleware)
         switch configuration.mode {
@@ -88,13 +90,14 @@ public struct WebAppGate: Sendable {
             router.add(middleware: ProxyMiddleware(proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream)))
         case .authRequest:
             router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken))
-            router.add(middleware: ExchangeFallbackMiddleware())
+            router.add(middleware: ExchangeFallbackMiddleware(fallback: configuration.publicURL.path))
         }
         return router
     }
 
     /// The Hummingbird application bound to the configured address, with the upstream client
-    /// shut down after the server stops.
+    /// shut down after the server stops, and development keys refused on a bound address that
+    /// is not loopback (``BoundAddressGuard``).
     /// - Parameters:
     ///   - services: More services to run with it (a PostgreSQL replay store).
     ///   - onServerRunning: Called with the bound channel once the gate listens.
@@ -105,12 +108,21 @@ public struct WebAppGate: Sendable {
     ) -> some ApplicationProtocol {
         var all = services
         if let client { all.append(HTTPClientShutdownService(client: client)) }
+        var onRunning = onServerRunning
+        if configuration.keyring.isDevelopment {
+            let bindGuard = BoundAddressGuard(keyring: configuration.keyring)
+            all.append(bindGuard)
+            onRunning = { channel in
+                bindGuard.serverBound(channel.localAddress)
+                await onServerRunning(channel)
+            }
+        }
         return Application(
             router: makeRouter(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.gateNanoseconds))),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: all,
-            onServerRunning: onServerRunning,
+            onServerRunning: onRunning,
             logger: logger
         )
     }
@@ -129,11 +141,16 @@ struct ProxyMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
 
 /// auth_request mode, every path but `/auth`: nginx sends here what `/auth` refused. A launch
 /// was exchanged (or rejected) by the verification middleware before this; a request that
-/// has a session by now (it arrived between two checks) is sent back to where it was going.
+/// has a session by now (it arrived between two checks) is sent back to where it was going,
+/// if that is a same-site path (``RedirectTarget``), else to the app's own path: a request
+/// path echoed into `Location` is an open redirect when it reads `/\evil.example`.
 struct ExchangeFallbackMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
+    /// Where to send the browser when the request's own path is no safe target.
+    let fallback: String
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         _ = try context.requireLaunchSession()
-        let target = request.head.path.flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+        let target = request.head.path.flatMap { RedirectTarget.isSafe($0) ? $0 : nil } ?? fallback
         return Response(status: .seeOther, headers: [.location: target])
     }
 }

@@ -116,6 +116,34 @@ public struct RegisteredURL: Sendable, Hashable, CustomStringConvertible {
         URLSyntax.isLoopback(host)
     }
 
+    /// Whether an IP address as a socket reports it (`inet_ntop` text) is loopback:
+    /// `127.x.y.z`, `::1`, or the IPv4-mapped `::ffff:127.x.y.z`.
+    ///
+    /// For addresses a socket actually bound or connected to, where the text is canonical;
+    /// the same rule as ``isLoopback(_:)``, which judges hosts as written.
+    /// - Parameter address: The address text.
+    /// - Returns: `true` for loopback.
+    public static func isLoopbackIPAddress(_ address: String) -> Bool {
+        let lower = address.lowercased()
+        if lower == "::1" { return true }
+        let ipv4 = lower.hasPrefix("::ffff:") ? String(lower.dropFirst("::ffff:".count)) : lower
+        return ipv4 != "localhost" && URLSyntax.isLoopback(ipv4)
+    }
+
+    /// Whether the host of an absolute URL given as text (an issuer, an endpoint, a
+    /// launcher's base URL) is loopback, judged on the parsed host by ``isLoopback(_:)``:
+    /// `http://127.evil.example/` is a DNS name, not loopback.
+    /// - Parameter url: The URL text, `scheme://authority/…`.
+    /// - Returns: `true` when the authority parses and its host is loopback; `false` for
+    ///   anything that does not parse, or that carries userinfo.
+    public static func hasLoopbackHost(_ url: String) -> Bool {
+        guard let (scheme, rest) = URLSyntax.splitScheme(url), rest.hasPrefix("//") else { return false }
+        let afterSlashes = rest.dropFirst(2)
+        let authority = afterSlashes[..<(afterSlashes.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterSlashes.endIndex)]
+        guard !authority.contains("@"), let parsed = try? URLSyntax.parseAuthority(authority, scheme: scheme) else { return false }
+        return URLSyntax.isLoopback(parsed.host)
+    }
+
     /// The bytes a registered path may hold: RFC 3986 `pchar` and `/`, without `;` and `,`
     /// (the path is written into the session cookie's `Path` attribute and the `Location`
     /// header, where `;` would start another cookie attribute).

@@ -8,7 +8,6 @@ import WebAppLaunchGate
 import WebAppLaunchMiddleware
 import WebAppLaunchPostgres
 import WebAppLaunchSQLite
-import WebAppLaunchServer
 import WebAppRegistry
 
 extension WebAppLaunchCommand {
@@ -22,9 +21,11 @@ extension WebAppLaunchCommand {
             UTF-8 percent-encoded; incoming X-WebApp-Launch-* headers are always removed.
             auth_request (--auth-request): GET /auth answers 202 with those headers or 401; every other
             path exchanges a launch for the session cookie. See Docs/nginx-auth-request.conf.
+            --replay takes env:NAME, file:PATH or - (standard input) so a database password stays
+            off the command line (ps); --unauthenticated-redirect takes a path on the same site.
             Examples:
               webapp-launch gate --app healthmagazin --public-url https://magazin.example/ \\
-                  --upstream http://127.0.0.1:9000 --keyring healthmagazin.app-keyring.json --replay "$DATABASE_URL"
+                  --upstream http://127.0.0.1:9000 --keyring healthmagazin.app-keyring.json --replay env:DATABASE_URL
               webapp-launch gate --auth-request --port 4180 --app healthmagazin --public-url https://magazin.example/ \\
                   --keyring healthmagazin.app-keyring.json
             """
@@ -44,8 +45,7 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var keyring: KeyringOption
 
-        @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… (or env:VARIABLE), or memory. Default: a SQLite file in the state directory.")
-        var replay: String?
+        @OptionGroup var replay: ReplayOption
 
         @Option(name: .long, help: "Address to bind.")
         var host: String = "127.0.0.1"
@@ -56,7 +56,7 @@ extension WebAppLaunchCommand {
         @Flag(name: .long, help: "Pass the access token upstream in X-WebApp-Launch-Access-Token.")
         var passAccessToken = false
 
-        @Option(name: .long, help: "Send requests without a session here (303) instead of answering 401.")
+        @Option(name: .long, help: "Send requests without a session to this same-site path (303), e.g. /signin, instead of answering 401.")
         var unauthenticatedRedirect: String?
 
         @Option(name: .long, help: "Largest request body forwarded, in bytes (larger: 413).")
@@ -90,24 +90,33 @@ extension WebAppLaunchCommand {
 
         func run() async throws {
             logging.bootstrap()
-            let keyring = try keyring.load()
+            let (storeConfiguration, replaySource) = try replay.resolve()  // first: an unreadable env:/file: fails early
             let publicURL: RegisteredURL
             do {
                 publicURL = try RegisteredURL(self.publicURL)
             } catch {
                 throw CommandFailure.configuration("--public-url: \(error)")
             }
+            let keyring = try keyring.load(bindHost: host, publicURLs: [publicURL])
             let mode: GateConfiguration.Mode
+            var redirect: RedirectTarget?
             do {
                 mode = try upstream.map { .reverseProxy(upstream: try GateUpstream($0)) } ?? .authRequest
-            } catch let error as GateConfigurationError {
-                throw CommandFailure.configuration(error.reason)
+            } catch let error as ConfigurationError {
+                throw CommandFailure.configuration(error.description)
+            }
+            if let unauthenticatedRedirect {
+                do {
+                    redirect = try RedirectTarget(unauthenticatedRedirect)
+                } catch {
+                    throw CommandFailure.configuration("--unauthenticated-redirect: \(error.description)")
+                }
             }
             var configuration = GateConfiguration(appID: app, publicURL: publicURL, keyring: keyring, mode: mode)
             configuration.host = host
             configuration.port = port
             configuration.passAccessToken = passAccessToken
-            configuration.unauthenticatedRedirect = unauthenticatedRedirect
+            configuration.unauthenticatedRedirect = redirect
             configuration.maximumRequestBodyBytes = maxRequestBody
             configuration.maximumResponseBodyBytes = maxResponseBody
             configuration.connectTimeout = .seconds(connectTimeout)
@@ -119,16 +128,15 @@ extension WebAppLaunchCommand {
             do {
                 try configuration.validate()
             } catch {
-                throw CommandFailure.configuration(error.reason)
+                throw CommandFailure.configuration(error.description)
             }
-            let storeConfiguration = try replayStore()
             let logger = Logger(label: "webapp-launch.gate")
             let (store, services) = try await openStore(storeConfiguration, logger: logger)
             let gate: WebAppGate
             do {
                 gate = try WebAppGate(configuration: configuration, replayStore: store, logger: logger)
             } catch {
-                throw CommandFailure.configuration(error.reason)
+                throw CommandFailure.configuration(error.description)
             }
             var lines = ["webapp-launch gate for \(app) at \(publicURL) (replay store: \(storeConfiguration))"]
             if case .memory = storeConfiguration {
@@ -146,27 +154,9 @@ extension WebAppLaunchCommand {
                 let port = channel.localAddress?.port.map(String.init) ?? "?"
                 FileHandle.standardOutput.write(Data("\(banner)\ngate listening on http://\(host):\(port), \(modeLine)\n".utf8))
             }
+            replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
+            logging.announceBuild()
             try await application.runService()
-        }
-
-        private func replayStore() throws -> ReplayStoreConfiguration {
-            guard var text = replay else {
-                do {
-                    return try ReplayStoreConfiguration.defaultFile()
-                } catch {
-                    throw CommandFailure.configuration(error.reason)
-                }
-            }
-            if text.hasPrefix("env:") {
-                guard let value = ProcessInfo.processInfo.environment[String(text.dropFirst(4))] else {
-                    throw CommandFailure.configuration("the environment variable \(text.dropFirst(4)) is not set")
-                }
-                text = value
-            }
-            guard let store = ReplayStoreConfiguration(text) else {
-                throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
-            }
-            return store
         }
 
         private func openStore(_ configuration: ReplayStoreConfiguration, logger: Logger) async throws -> (any ReplayStore, [any Service]) {

@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import WebAppLaunch
 import WebAppLaunchLauncher
+import WebAppLaunchMiddleware
 import WebAppRegistry
 
 extension WebAppLaunchCommand {
@@ -19,7 +20,7 @@ extension WebAppLaunchCommand {
             401 invalid token, 403 missing scope or claim, 404 unknown app, 422 bad body, 429 rate limit,
             503 identity provider unavailable (nothing is minted).
             Names and KVNR come only from the identity provider (userinfo, or RFC 7662 introspection).
-            The introspection client secret is read from --client-secret-file or $WEBAPP_LAUNCH_CLIENT_SECRET, never argv.
+            --client-secret takes env:NAME, file:PATH or - (standard input): never the secret itself on argv.
             Examples:
               webapp-launch launcher --issuer http://127.0.0.1:9400
               webapp-launch launcher --host 0.0.0.0 --keyring /etc/webapp-launch/launcher.keyring.json \\
@@ -46,8 +47,8 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "The launcher's client id for introspection.")
         var clientID: String?
 
-        @Option(name: .long, help: "File holding the introspection client secret (mode 0600).")
-        var clientSecretFile: String?
+        @Option(name: .long, help: "The launcher's client secret for introspection: env:NAME, file:PATH or - (stdin). Default: env:WEBAPP_LAUNCH_CLIENT_SECRET.")
+        var clientSecret: String = "env:WEBAPP_LAUNCH_CLIENT_SECRET"
 
         @Option(name: .long, help: "Claim holding the first name.")
         var givenNameClaim: String = "given_name"
@@ -97,18 +98,16 @@ extension WebAppLaunchCommand {
 
         func run() async throws {
             logging.bootstrap()
-            let keyring = try keyring.load()
+            // Secrets first: an unreadable env:/file: fails before anything else.
+            let secret = try introspectionEndpoint.map { _ in try SecretArgument(clientSecret, option: "--client-secret") }
             let registry = try registry.load()
-            if keyring.isDevelopment && !RegisteredURL.isLoopback(host.lowercased()) {
-                throw CommandFailure.configuration(
-                    "refusing development keys on the non-loopback address \(host): they are public; use a production keyring"
-                )
-            }
+            // Development keys mint only for loopback apps, on a loopback address.
+            let keyring = try keyring.load(bindHost: host, publicURLs: registry.apps.map(\.url))
             // Everything that can refuse the configuration runs before the HTTP client exists:
             // a client must be shut down before it is released.
             let signer = try LaunchSigner(keyring: keyring, registry: registry)  // not_launcher_keyring: exit 2
-            let introspection = try introspectionEndpoint.flatMap { endpoint in
-                try clientID.map { (endpoint: URL(string: endpoint)!, clientID: $0, secret: try clientSecret()) }
+            let introspection = introspectionEndpoint.flatMap { endpoint in
+                clientID.flatMap { id in secret.map { (endpoint: URL(string: endpoint)!, clientID: id, secret: $0.value) } }
             }
             let timeout = Duration.seconds(providerTimeout)
             let httpClient = IdentityProviderHTTPClient.make(readTimeout: timeout)
@@ -135,10 +134,16 @@ extension WebAppLaunchCommand {
             )
             let host = self.host
             let isDevelopment = keyring.isDevelopment
+            // Development keys also on the address actually bound (a name can resolve anywhere).
+            let bindGuard = BoundAddressGuard(keyring: keyring)
+            secret?.warnIfInline()  // once the configuration is accepted: errors stay one line
+            logging.announceBuild()
             let application = Application(
                 router: LauncherRouter.make(service: service),
                 configuration: .init(address: .hostname(host, port: port), serverName: nil),
+                services: isDevelopment ? [bindGuard] : [],
                 onServerRunning: { channel in
+                    bindGuard.serverBound(channel.localAddress)
                     let port = channel.localAddress?.port.map(String.init) ?? "?"
                     var lines = ["webapp-launch launcher on http://\(host):\(port) (catalogue: /v1/catalogue, launches: POST /v1/launches)"]
                     if isDevelopment {
@@ -155,23 +160,6 @@ extension WebAppLaunchCommand {
                 throw CommandFailure.configuration("the launcher stopped: \(error)")
             }
             try? await httpClient.shutdown()
-        }
-
-        private func clientSecret() throws -> String {
-            if let clientSecretFile {
-                guard let text = try? String(contentsOfFile: clientSecretFile, encoding: .utf8) else {
-                    throw CommandFailure.configuration("cannot read --client-secret-file")
-                }
-                let attributes = try? FileManager.default.attributesOfItem(atPath: clientSecretFile)
-                if let mode = attributes?[.posixPermissions] as? Int, mode & 0o077 != 0 {
-                    throw CommandFailure.configuration("--client-secret-file is readable by group or others; chmod 600 it")
-                }
-                return text.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            guard let secret = ProcessInfo.processInfo.environment["WEBAPP_LAUNCH_CLIENT_SECRET"], !secret.isEmpty else {
-                throw CommandFailure.configuration("introspection needs a client secret: --client-secret-file or $WEBAPP_LAUNCH_CLIENT_SECRET")
-            }
-            return secret
         }
     }
 }

@@ -16,6 +16,12 @@ struct LogLevelOption: ParsableArguments {
             return handler
         }
     }
+
+    /// Logs which build is starting (``BuildInfo/line``): the first line of a service's log
+    /// once its configuration is accepted, so a refused configuration stays one line on stderr.
+    func announceBuild() {
+        Logger(label: "webapp-launch").notice("\(BuildInfo.line)")
+    }
 }
 
 /// Lets `--log-level` parse straight into swift-log's levels (their raw values).

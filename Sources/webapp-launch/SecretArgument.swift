@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The value of an option that carries a secret (an access token, a database password).
 ///
@@ -9,7 +12,7 @@ import Foundation
 /// | value | read from |
 /// |---|---|
 /// | `env:NAME` | the environment variable `NAME` |
-/// | `file:PATH` | the file at `PATH` (one trailing line break removed) |
+/// | `file:PATH` | the file at `PATH` (one trailing line break removed); refused when group or others may read it, as ssh refuses a loose private key |
 /// | `-` | standard input (one trailing line break removed) |
 /// | anything else | the value itself, with a warning on stderr that never repeats it |
 ///
@@ -67,6 +70,11 @@ struct SecretArgument {
                 throw CommandFailure.configuration("\(option): cannot read the file `\(path)`")
             }
             defer { try? handle.close() }
+            // The mode of the bytes read, through the same descriptor.
+            var status = stat()
+            if fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_mode & 0o077 != 0 {
+                throw CommandFailure.configuration("\(option): the file `\(path)` is readable by group or others; run chmod 600")
+            }
             return try text(of: handle.readData(ofLength: maximumByteCount + 1), option: option, source: "the file `\(path)`")
         }
         if value == "-" {

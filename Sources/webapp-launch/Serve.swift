@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 
@@ -42,8 +43,7 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Serve only this app id.")
         var app: String?
 
-        @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… or memory (forgets on restart); or env:NAME, file:PATH, - (stdin) to keep a password off the command line. Default: a SQLite file in the state directory.")
-        var replay: String?
+        @OptionGroup var replay: ReplayOption
 
         @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics), or none. Never the app's own listener.")
         var metricsAddress: String = MetricsListener.loopbackDefault.description
@@ -62,16 +62,11 @@ extension WebAppLaunchCommand {
 
         func run() async throws {
             logging.bootstrap()
-            let (replayStore, replaySource) = try replayStore()  // first: an unreadable env:/file: fails early
-            let keyring = try keyring.load()
+            let (replayStore, replaySource) = try replay.resolve()  // first: an unreadable env:/file: fails early
+            // The development-key policy runs before rebasing: rebasing onto a public host fails
+            // with a registry error about plain http, which hides the real reason.
+            let keyring = try keyring.load(bindHost: host, publicURLs: [try parsedPublicURL()].compactMap { $0 })
             var registry = try registry.load()
-            // Checked before rebasing: rebasing onto a public host fails with a registry error
-            // about plain http, which hides the real reason.
-            if DevelopmentDefaults.holdsDevelopmentKeys(keyring) && !RegisteredURL.isLoopback(host.lowercased()) {
-                throw CommandFailure.configuration(
-                    "refusing development keys on the non-loopback address \(host): they are public; use a production keyring"
-                )
-            }
             if keyring.isDevelopment && publicURL == nil {
                 registry = try DevelopmentDefaults.rebasingLoopbackApps(of: registry, host: host, port: port)
             }
@@ -105,10 +100,11 @@ extension WebAppLaunchCommand {
                 }
             )
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
+            logging.announceBuild()
             do {
                 try await application.runService()
-            } catch let error as ServerConfigurationError {
-                throw CommandFailure.configuration(error.reason)
+            } catch let error as ConfigurationError {
+                throw CommandFailure.configuration(error.description)
             }
         }
 
@@ -117,12 +113,8 @@ extension WebAppLaunchCommand {
                 guard let entry = registry.app(id: app) else {
                     throw CommandFailure.configuration("no app \(app) in the registry")
                 }
-                guard let publicURL else { return [ServedApp(entry)] }
-                do {
-                    return [ServedApp(entry, publicURL: try RegisteredURL(publicURL))]
-                } catch {
-                    throw CommandFailure.configuration("--public-url: \(error)")
-                }
+                guard let publicURL = try parsedPublicURL() else { return [ServedApp(entry)] }
+                return [ServedApp(entry, publicURL: publicURL)]
             }
             let local = registry.apps.filter { $0.url.isLoopback && $0.url.port == port && RegisteredURL.isLoopback(host) }
             guard !local.isEmpty else {
@@ -131,21 +123,14 @@ extension WebAppLaunchCommand {
             return local.map(ServedApp.init)
         }
 
-        /// The store named by `--replay` (and where its text came from, for the inline-secret
-        /// warning), or the default SQLite file when none is named.
-        private func replayStore() throws -> (ReplayStoreConfiguration, SecretArgument?) {
-            guard let replay else {
-                do {
-                    return (try ReplayStoreConfiguration.defaultFile(), nil)
-                } catch {
-                    throw CommandFailure.configuration(error.reason)
-                }
+        /// `--public-url`, parsed, or `nil` when not given.
+        private func parsedPublicURL() throws -> RegisteredURL? {
+            guard let publicURL else { return nil }
+            do {
+                return try RegisteredURL(publicURL)
+            } catch {
+                throw CommandFailure.configuration("--public-url: \(error)")
             }
-            let source = try SecretArgument(replay, option: "--replay", isSecretInline: SecretArgument.urlCarriesPassword)
-            guard let store = ReplayStoreConfiguration(source.value) else {
-                throw CommandFailure.configuration("--replay must be memory, sqlite:PATH or postgres://…")
-            }
-            return (store, source)
         }
 
         private func banner(keyring: Keyring, registry: Registry, served: [ServedApp], store: ReplayStoreConfiguration) throws -> String {

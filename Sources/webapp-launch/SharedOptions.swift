@@ -12,6 +12,25 @@ struct KeyringOption: ParsableArguments {
     /// What the keyring is, for error lines: its path, or the embedded development keyring.
     var path: String { keyring ?? "(embedded development keyring)" }
 
+    /// Loads the keyring and applies the one development-key policy (``DevelopmentKeyPolicy``)
+    /// for what the command binds and serves or mints for. When the embedded development
+    /// keyring is refused, the message says that `--keyring` is required.
+    /// - Parameters:
+    ///   - bindHost: The address the command binds, if any.
+    ///   - publicURLs: The URLs it serves or mints for.
+    /// - Returns: The keyring.
+    /// - Throws: ``CommandFailure/configuration(_:)``.
+    func load(bindHost: String?, publicURLs: [RegisteredURL]) throws -> Keyring {
+        let loaded = try load()
+        do {
+            try DevelopmentKeyPolicy.check(loaded, bindHost: bindHost, publicURLs: publicURLs)
+        } catch {
+            guard keyring == nil else { throw CommandFailure.configuration(error.description) }
+            throw CommandFailure.configuration("--keyring is required here: \(error.description)")
+        }
+        return loaded
+    }
+
     func load() throws -> Keyring {
         guard let path = keyring else {
             do {

@@ -14,9 +14,11 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
           webapp-launch serve                      # then open the printed URL
           webapp-launch mint --app healthmagazin --access-token env:ACCESS_TOKEN --firstname Erika --lastname Mustermann --kvnumber T012345678
 
-        Secret options (mint --access-token, serve --replay) also take env:NAME, file:PATH or -
-        (standard input): a secret on the command line is visible to every local user (ps).
+        Secret options (mint --access-token, serve and gate --replay, launcher --client-secret)
+        take env:NAME, file:PATH (mode 0600) or - (standard input): a secret on the command line
+        is visible to every local user (ps).
         """,
+        version: BuildInfo.line,
         subcommands: [Keygen.self, Mint.self, Verify.self, Inspect.self, Serve.self, Gate.self, Launcher.self, Bridge.self]
     )
 

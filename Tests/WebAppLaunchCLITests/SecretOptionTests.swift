@@ -40,7 +40,7 @@ struct SecretOptionTests {
         defer { directory.remove() }
         let keyring = try await makeKeyring(in: directory)
         let file = directory.path("token")
-        try (Self.secret + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(FileManager.default.createFile(atPath: file, contents: Data((Self.secret + "\n").utf8), attributes: [.posixPermissions: 0o600]))
         let (token, mint) = switch form {
         case .environment: try await Self.mintedAccessToken("env:WEBAPP_TEST_TOKEN", environment: ["WEBAPP_TEST_TOKEN": Self.secret], keyring: keyring)
         case .file: try await Self.mintedAccessToken("file:" + file, keyring: keyring)
@@ -122,7 +122,7 @@ struct SecretOptionTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path("replay")
-        try "memory\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("memory\n".utf8), attributes: [.posixPermissions: 0o600]))
         let port = try freeLoopbackPort()
         let server = try BackgroundSubprocess(
             CLI.executablePath,

@@ -76,7 +76,7 @@ struct GateNginxAuthRequestTests {
             let reply = try await client.send(origin + "/private")
             #expect(reply.status == 401)
             #expect(reply.headers["x-upstream"].isEmpty)
-            #expect(reply.body.contains("invalid"))
+            #expect(reply.body.contains("no_session"))
         }
     }
 

@@ -96,11 +96,11 @@ struct GateReverseProxyTests {
         let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
-            adjust: { $0.unauthenticatedRedirect = "https://portal.example/start" }
+            adjust: { $0.unauthenticatedRedirect = try! RedirectTarget("/start?from=gate") }
         ) { publicURL, client in
             let reply = try await client.send(publicURL.description + "page")
             #expect(reply.status == 303)
-            #expect(reply.headers["location"] == ["https://portal.example/start"])
+            #expect(reply.headers["location"] == ["/start?from=gate"])
             let post = try await client.send(publicURL.description + "page", method: .POST, body: Array("a=1".utf8))
             #expect(post.status == 401)
         }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 @testable import WebAppLaunchGate
+import WebAppRegistry
 
 @Suite("Gate: identity header encoding, hop-by-hop and cookie filtering")
 struct IdentityHeadersTests {
@@ -58,6 +59,6 @@ struct IdentityHeadersTests {
         "ftp://127.0.0.1:9000", "http://127.0.0.1:9000/app", "http://u:p@127.0.0.1:9000", "http://127.0.0.1:9000?x=1", "127.0.0.1:9000", "",
     ])
     func badUpstreams(text: String) {
-        #expect(throws: GateConfigurationError.self) { try GateUpstream(text) }
+        #expect(throws: ConfigurationError.self) { try GateUpstream(text) }
     }
 }

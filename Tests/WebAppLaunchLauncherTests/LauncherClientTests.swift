@@ -77,8 +77,9 @@ struct LauncherClientTests {
         }
     }
 
-    @Test("The client refuses a launcher over plain http off loopback", arguments: [
+    @Test("The client refuses a launcher over plain http off loopback, loopback decided from the parsed host (issue 29)", arguments: [
         "http://launcher.example", "ftp://127.0.0.1", "file:///tmp/x",
+        "http://127.evil.example/", "http://127.0.0.1.nip.io/", "http://127.0.0.08/", "http://user@127.0.0.1/",
     ])
     func insecureBaseURL(text: String) {
         #expect(throws: LauncherClientError.insecureBaseURL) { _ = try LauncherClient(baseURL: URL(string: text)!) }

@@ -99,9 +99,12 @@ struct ProviderFailureTests {
         }
     }
 
-    @Test("Issuer URLs: https anywhere, http only on loopback", arguments: [
-        ("https://login.example", true), ("http://127.0.0.1:9400", true), ("http://localhost:9400", true),
+    @Test("Issuer URLs: https anywhere, http only on a loopback host decided from the parsed address (issue 29)", arguments: [
+        ("https://login.example", true), ("http://127.0.0.1:9400", true), ("http://localhost:9400", true), ("http://[::1]:9400/realm", true),
+        ("http://127.255.0.8/", true),
         ("http://login.example", false), ("ftp://login.example", false), ("https://u:p@login.example", false),
+        ("http://127.evil.example/", false), ("http://127.0.0.1.nip.io/", false), ("http://localhost.evil.example/", false),
+        ("http://127.0.0.08/", false), ("http://127.1/", false), ("http://2130706433/", false),
     ])
     func issuerRule(text: String, acceptable: Bool) {
         #expect(IssuerURL.isAcceptable(URL(string: text)!) == acceptable)

@@ -1,6 +1,9 @@
 import NIOCore
 import Testing
-@testable import WebAppLaunchServer
+import WebAppLaunch
+import WebAppLaunchMiddleware
+import WebAppLaunchServer
+import WebAppRegistry
 
 /// Review finding 8: the development-key guard read the text of `--host`; a name such as
 /// `127.0.0.08` is resolved by DNS and can bind anywhere. The guard now reads the bound socket.
@@ -13,13 +16,14 @@ struct BoundAddressGuardTests {
     ])
     func loopbackDecision(ip: String, isLoopback: Bool) throws {
         let address = try SocketAddress(ipAddress: ip, port: 8080)
-        #expect(BoundAddressGuard.isLoopback(address) == isLoopback)
+        #expect(RegisteredURL.isLoopbackIPAddress(try #require(address.ipAddress)) == isLoopback)
     }
 
     @Test("the guard service stops the service group with a configuration error when the bound address is not loopback")
     func guardThrows() async throws {
-        let bindGuard = BoundAddressGuard()
+        let bindGuard = BoundAddressGuard(keyring: try DevelopmentDefaults.keyring())
         bindGuard.serverBound(try SocketAddress(ipAddress: "10.1.2.3", port: 8080))
-        await #expect(throws: ServerConfigurationError.self) { try await bindGuard.run() }
+        let error = await #expect(throws: ConfigurationError.self) { try await bindGuard.run() }
+        #expect(error?.code == .developmentKeys)
     }
 }

@@ -168,7 +168,7 @@ struct DevelopmentConsoleTests {
     func nonLoopbackHasNoConsole() async throws {
         let configuration = Self.consoleConfiguration(host: "0.0.0.0")
         #expect(!configuration.servesDevelopmentConsole)
-        #expect(throws: ServerConfigurationError.self) { try configuration.validate() }
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
         // Even a server built without validation (an embedding app's mistake) has no console.
         let server = try WebAppServer(configuration: configuration, replayStore: InMemoryReplayStore(capacity: 64))
         try await server.makeApplication().test(.router) { client in

@@ -39,17 +39,17 @@ struct DevelopmentAppKeyringTests {
     func flaglessAppKeyring() throws {
         let exported = try DevelopmentDefaults.keyring().exportingApp("healthmagazin")
         let flagless = try Keyring(appKeys: exported.keys, forApp: "healthmagazin", isDevelopment: false)
-        #expect(!flagless.isDevelopment, "the flag alone says production")
-        #expect(DevelopmentDefaults.holdsDevelopmentKeys(flagless))
+        #expect(flagless.isDevelopment, "the flag alone says production, the keys say development")
         let app = try DevelopmentDefaults.registry().app(id: "healthmagazin")!
         var configuration = WebAppServerConfiguration(keyring: flagless, registry: try DevelopmentDefaults.registry(), apps: [ServedApp(app)])
         configuration.host = "0.0.0.0"
-        #expect(throws: ServerConfigurationError.self) { try configuration.validate() }
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.code == .developmentKeys)
     }
 
     @Test("a production app keyring is not development keys")
     func productionAppKeyring() throws {
         let launcher = try Keyring(keys: [KeyringKey(kid: "prod", status: .active, secret: KeySecret(bytes: (0..<32).map { UInt8($0) &* 7 &+ 3 }))], isDevelopment: false)
-        #expect(!DevelopmentDefaults.holdsDevelopmentKeys(try launcher.exportingApp("healthmagazin")))
+        #expect(!(try launcher.exportingApp("healthmagazin")).isDevelopment)
     }
 }

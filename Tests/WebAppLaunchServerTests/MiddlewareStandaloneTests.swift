@@ -11,8 +11,8 @@ import WebAppRegistry
 /// The middleware library alone, in a plain Hummingbird app: what an embedding web app gets.
 @Suite("The middleware works in any Hummingbird app: its handler reads its own form, and only launch forms are read")
 struct MiddlewareStandaloneTests {
-    static func application(audiences: [RegisteredURL] = [Fixtures.magazin.url]) throws -> some ApplicationProtocol {
-        let verifier = try LaunchVerifier(keyring: Fixtures.keyring, appID: Fixtures.magazin.id, audiences: audiences)
+    static func application(audiences: [RegisteredURL] = [Fixtures.magazin.url], keyring: Keyring = Fixtures.keyring) throws -> some ApplicationProtocol {
+        let verifier = try LaunchVerifier(keyring: keyring, appID: Fixtures.magazin.id, audiences: audiences)
         let router = Router(context: WebAppRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         let middleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
@@ -101,9 +101,9 @@ struct HostPrefixedCookieTests {
     func httpsCookieIsHostPrefixed() async throws {
         let secure = try RegisteredURL("https://magazin.example/apps/healthmagazin")
         let registry = try Registry(apps: [WebApp(id: Fixtures.magazin.id, title: "Magazin", url: secure)])
-        let signer = try LaunchSigner(keyring: Fixtures.keyring, registry: registry)
+        let signer = try LaunchSigner(keyring: Fixtures.productionKeyring, registry: registry)
         let url = try signer.launchURL(for: Fixtures.magazin.id, user: Fixtures.user, now: Fixtures.now)
-        try await MiddlewareStandaloneTests.application(audiences: [secure]).test(.router) { client async throws in
+        try await MiddlewareStandaloneTests.application(audiences: [secure], keyring: Fixtures.productionKeyring).test(.router) { client async throws in
             let response = try await client.get(String(url.dropFirst("https://magazin.example".count)))
             #expect(response.status == .seeOther)
             let cookie = try #require(response.setCookies.compactMap(SetCookie.init).first)

@@ -95,7 +95,7 @@ struct ServerConfigurationTests {
     func makeValidates() async throws {
         var configuration = Fixtures.configuration()
         configuration.host = "0.0.0.0"
-        await #expect(throws: ServerConfigurationError.self) {
+        await #expect(throws: ConfigurationError.self) {
             _ = try await WebAppServer.make(configuration: configuration)
         }
     }

@@ -35,7 +35,7 @@ struct SessionCookieTests {
             case .post: try await client.postForm("/apps/healthmagazin", form: "", json: true)
             }
             Self.expectNoPage(response)
-            #expect(response.jsonObject?["error"] == "invalid")
+            #expect(response.jsonObject?["error"] == "no_session")
         }
         #expect(server.logs.lines("launch.rejected", where: "code", is: "no_session").count == 1)
     }

@@ -45,7 +45,7 @@ struct PublishedDevelopmentKeyTests {
         let shipped = try Keyring(contentsOfFile: Self.shippedPath)
         #expect(!shipped.keys.isEmpty)
         for key in shipped.keys {
-            #expect(try PublishedDevelopmentSecrets.contains(key.secret), "\(key.kid)")
+            #expect(PublishedDevelopmentSecrets.contains(key.secret), "\(key.kid)")
         }
     }
 
@@ -53,6 +53,18 @@ struct PublishedDevelopmentKeyTests {
     func freshIsProduction() throws {
         let key = try KeyringKey(kid: "prod", status: .active, secret: try KeySecret.generate())
         #expect(try !Keyring(keys: [key], isDevelopment: false).isDevelopment)
-        #expect(try !PublishedDevelopmentSecrets.contains(key.secret))
+        #expect(!PublishedDevelopmentSecrets.contains(key.secret))
+    }
+
+    @Test("an app keyring derived from the shipped secrets is development for any app id, flag or no flag (issue 29)", .tags(.securityRegression), arguments: ["healthmagazin", "bonusprogramm", "zzz-any.app"])
+    func derivedAppKeysAreDevelopment(appID: String) throws {
+        let shipped = try Keyring(contentsOfFile: Self.shippedPath)
+        let exported = try shipped.exportingApp(appID)
+        #expect(exported.isDevelopment)
+        let flagless = try Keyring(appKeys: exported.keys, forApp: appID, isDevelopment: false)
+        #expect(flagless.isDevelopment, "removing the flag does not make public keys private")
+        // A production launcher's export is production.
+        let production = try Keyring(keys: [KeyringKey(kid: "prod", status: .active, secret: try KeySecret.generate())], isDevelopment: false)
+        #expect(!(try production.exportingApp(appID)).isDevelopment)
     }
 }

@@ -29,8 +29,10 @@ public struct Keyring: Sendable {
     /// server refuses to serve non-loopback addresses with them.
     ///
     /// `true` when the keyring says so, and also whenever any key's secret is one of the
-    /// project's published development secrets (recognised by fingerprint), whatever the
-    /// keyring's flag says: a copy of the shipped keyring without its flag is still public.
+    /// project's published development secrets, or (in an app keyring) the app key one of them
+    /// derives for its app, whatever the keyring's flag says: a copy of the shipped keyring, or
+    /// an app keyring exported from it, without its flag is still public.
+    /// ``DevelopmentKeyPolicy`` is the one rule that refuses such keys off loopback.
     public let isDevelopment: Bool
     /// The app an app keyring is for; `nil` for a launcher keyring (root secrets).
     public let appID: String?
@@ -65,11 +67,7 @@ public struct Keyring: Sendable {
             guard kids.insert(key.kid).inserted else {
                 throw KeyringError(.duplicateKeyID, "the kid `\(key.kid)` appears twice")
             }
-            do {
-                if try PublishedDevelopmentSecrets.contains(key.secret) { holdsPublishedSecret = true }
-            } catch {
-                throw KeyringError(.cryptoFailure, "OpenSSL failed to fingerprint a key (error \(error.openSSLCode ?? 0))")
-            }
+            if PublishedDevelopmentSecrets.contains(key.secret) { holdsPublishedSecret = true }
         }
         if let appID {
             guard IdentifierSyntax.isValid(appID) else {
@@ -77,6 +75,14 @@ public struct Keyring: Sendable {
             }
             for key in keys where key.secret.bytes.count != Self.appKeyByteCount {
                 throw KeyringError(.invalidSecret, "the app key of `\(key.kid)` must be \(Self.appKeyByteCount) bytes")
+            }
+            do {
+                // An app key derived from a published root secret is as public as the secret.
+                for key in keys where try PublishedDevelopmentSecrets.contains(appKey: key.secret, appID: appID) {
+                    holdsPublishedSecret = true
+                }
+            } catch {
+                throw KeyringError(.cryptoFailure, "OpenSSL failed to derive keys (error \(error.openSSLCode))")
             }
             do {
                 ownAppKeys = try AppKeys(keys: keys, appID: appID, secretsAreAppKeys: true)

@@ -56,8 +56,8 @@ public struct LaunchError: CodedError {
         public static let cryptoFailure = Code(rawValue: "crypto_failure")
     }
 
-    /// The generic reason a client (browser, user) may be shown. Only these three exist, so
-    /// a rejection page never tells an attacker which check failed.
+    /// The generic reason a client (browser, user) may be shown. Only these exist, so a
+    /// rejection page never tells an attacker which check failed.
     public enum PublicReason: String, Sendable {
         /// The launch is not valid.
         case invalid
@@ -65,6 +65,11 @@ public struct LaunchError: CodedError {
         case expired
         /// The launch was used before.
         case alreadyUsed = "already_used"
+        /// The request carried neither a launch nor a live session: a plain visit, not a broken
+        /// link. Never the reason of a ``LaunchError``; the verifying middleware gives it, so a
+        /// tester who opens the app's URL directly is told to start from the app instead of
+        /// reading "not valid" as a broken setup.
+        case noSession = "no_session"
     }
 
     /// What went wrong, stable across releases.

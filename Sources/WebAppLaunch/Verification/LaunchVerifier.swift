@@ -208,7 +208,11 @@ public struct LaunchVerifier: Sendable {
         // 5. Audience and app, from configuration only, compared byte for byte.
         let audience = UnsafeRawBufferPointer(rebasing: blob[fields.audience])
         guard let expected = expected.first(where: { Bytes.equal($0.audience, audience) }) else {
-            throw LaunchError(.wrongAudience, "the token is for another registered URL")
+            // Both URLs are public (the MAC held, so the token's is one the launcher registered),
+            // and naming them is what lets an operator fix a `--public-url` that differs from
+            // the registered URL by a host alias, a port or the scheme.
+            let presented = String(decoding: audience, as: UTF8.self)
+            throw LaunchError(.wrongAudience, "the token is for the registered URL \(presented), this verifier expects \(self.expected.map(\.text).joined(separator: " or "))")
         }
         guard Bytes.equal(appIDBytes, UnsafeRawBufferPointer(rebasing: blob[fields.app])) else {
             throw LaunchError(.wrongApp, "the token is for another app")

@@ -1,11 +1,12 @@
 import Foundation
+import WebAppRegistry
 
-/// Rules for the identity provider's URLs.
+/// Rules for the identity provider's URLs (issuer, discovery, introspection, token endpoint).
 public enum IssuerURL {
-    /// Whether an issuer URL is acceptable: https, or http on a loopback host (a development
-    /// provider on this machine). A plain-http issuer elsewhere would expose every user's
-    /// bearer token on the network.
-    /// - Parameter url: The issuer URL.
+    /// Whether an issuer or endpoint URL is acceptable: https, or http on a loopback host (a
+    /// development provider on this machine). A plain-http provider elsewhere would expose
+    /// every user's bearer token on the network.
+    /// - Parameter url: The URL.
     /// - Returns: `true` when the launcher may send tokens there.
     public static func isAcceptable(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased(), url.host != nil, url.user == nil, url.query == nil, url.fragment == nil
@@ -13,11 +14,12 @@ public enum IssuerURL {
         return scheme == "https" || (scheme == "http" && isLoopback(url))
     }
 
-    /// Whether a URL's host is a loopback address.
+    /// Whether a URL's host is a loopback address, decided on the parsed host by the one rule
+    /// every entry point shares (``RegisteredURL/hasLoopbackHost(_:)``): `localhost`,
+    /// canonical `127.x.y.z` and `::1`. `http://127.evil.example/` is a DNS name.
     /// - Parameter url: The URL.
-    /// - Returns: `true` for `127.0.0.0/8`, `::1` and `localhost`.
+    /// - Returns: `true` for a loopback host.
     public static func isLoopback(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return false }
-        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        RegisteredURL.hasLoopbackHost(url.absoluteString)
     }
 }

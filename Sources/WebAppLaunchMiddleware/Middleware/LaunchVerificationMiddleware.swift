@@ -64,7 +64,10 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     ///   - clock: The current time (injectable in tests).
     ///   - metrics: Counters and latency, or `nil`.
     /// - Throws: ``KeyringError/Code/appMismatch`` when `sessionSealer` seals for another app
-    ///   than the verifier's: its cookies would open another app's sessions.
+    ///   than the verifier's: its cookies would open another app's sessions;
+    ///   `ConfigurationError` (`development_keys_off_loopback`) when the verifier holds
+    ///   development keys and an audience is not loopback (``DevelopmentKeyPolicy``: any
+    ///   Hummingbird app embedding the middleware gets the rule `serve` and the gate have).
     public init(
         verifier: LaunchVerifier,
         replayStore: any ReplayStore,
@@ -72,11 +75,12 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         sessionLifetime: UInt64 = 1800,
         clock: @escaping @Sendable () -> Date = { Date() },
         metrics: LaunchMetrics? = nil
-    ) throws(KeyringError) {
+    ) throws {
         let sealer = sessionSealer ?? SessionSealer(verifier: verifier)
         guard sealer.appID == verifier.appID else {
             throw KeyringError(.appMismatch, "the session sealer is for `\(sealer.appID)`, the verifier for `\(verifier.appID)`")
         }
+        try DevelopmentKeyPolicy.check(verifier.keyring, bindHost: nil, publicURLs: verifier.audiences)
         self.verifier = verifier
         self.replayStore = replayStore
         self.cookies = SessionCookieCodec(sealer: sealer)
@@ -111,7 +115,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         }
         context.logger.info("launch.rejected", metadata: ["app": "\(verifier.appID)", "code": "no_session"])
         metrics?.rejected(app: verifier.appID, code: "no_session")
-        return try RejectionResponse(.invalid, status: .unauthorized).response(from: request, context: context)
+        return try RejectionResponse(.noSession, status: .unauthorized).response(from: request, context: context)
     }
 
     private func exchange(query: Substring?, form: Substring?, request: Request, context: Context) async throws -> Response {
@@ -191,11 +195,22 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     }
 
     private func reject(_ error: LaunchError, request: Request, context: Context, launch: VerifiedLaunch? = nil) throws -> Response {
-        try reject(code: error.code.rawValue, reason: error.publicReason, request: request, context: context, launch: launch)
+        // A misconfigured audience is the most common setup error: its reason names the
+        // expected and the presented registered URL (public, never personal data).
+        let detail = error.code == .wrongAudience ? error.reason : nil
+        return try reject(code: error.code.rawValue, reason: error.publicReason, request: request, context: context, launch: launch, detail: detail)
     }
 
-    private func reject(code: String, reason: LaunchError.PublicReason, request: Request, context: Context, launch: VerifiedLaunch?) throws -> Response {
+    private func reject(
+        code: String,
+        reason: LaunchError.PublicReason,
+        request: Request,
+        context: Context,
+        launch: VerifiedLaunch?,
+        detail: String? = nil
+    ) throws -> Response {
         var metadata: Logger.Metadata = ["app": "\(verifier.appID)", "code": "\(code)"]
+        if let detail { metadata["detail"] = "\(detail)" }
         if let launch {
             metadata["kid"] = "\(launch.header.kid)"
             metadata["launch"] = "\(launch.replayID.hex)"
@@ -216,16 +231,9 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         return audiences.contains { $0.path == path }
     }
 
-    /// Whether the browser says the request came from another site: Fetch Metadata
-    /// `Sec-Fetch-Site: cross-site`, or an `Origin` that is not the audience's origin.
-    /// A navigation the app itself starts (`none`) or one from the same site is not.
+    /// Whether the request may have come from anywhere but the app's own origin
+    /// (``RequestSite``): the login-CSRF rule of ``SessionConflict``.
     static func isCrossSite(_ request: Request, audience: RegisteredURL) -> Bool {
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
-            return site.lowercased() == "cross-site"
-        }
-        if let origin = request.headers[HTTPField.Name("Origin")!] {
-            return origin.lowercased() != audience.origin
-        }
-        return false
+        RequestSite.of(request.headers, expectedOrigin: audience.origin) != .own
     }
 }

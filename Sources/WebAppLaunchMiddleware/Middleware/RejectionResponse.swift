@@ -39,6 +39,7 @@ struct RejectionResponse: ResponseGenerator {
         case .invalid: "This link is not valid"
         case .expired: "This link has expired"
         case .alreadyUsed: "This link was already used"
+        case .noSession: "Please start this web app from your app"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebAppRegistry
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -31,11 +32,14 @@ public final class LauncherClient: Sendable {
     ///   - timeout: The longest one request may take.
     /// - Throws: ``LauncherClientError/insecureBaseURL``.
     public init(baseURL: URL, timeout: TimeInterval = 15) throws(LauncherClientError) {
-        guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host?.lowercased() else {
+        guard let scheme = baseURL.scheme?.lowercased(), baseURL.host != nil, baseURL.user == nil else {
             throw .insecureBaseURL
         }
-        let isLoopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-        guard scheme == "https" || (scheme == "http" && isLoopback) else { throw .insecureBaseURL }
+        // Loopback is decided on the parsed host, as everywhere in the package:
+        // `http://127.evil.example/` is a DNS name and would carry the user's token in clear.
+        guard scheme == "https" || (scheme == "http" && RegisteredURL.hasLoopbackHost(baseURL.absoluteString)) else {
+            throw .insecureBaseURL
+        }
         self.baseURL = baseURL
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout

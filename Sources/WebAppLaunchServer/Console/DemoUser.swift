@@ -1,5 +1,6 @@
 import Foundation
 import WebAppLaunch
+import WebAppRegistry
 
 /// A fictional user of the development console (`keys/demo-users.json`).
 public struct DemoUser: Sendable, Hashable, Codable {
@@ -33,7 +34,7 @@ public struct DemoUser: Sendable, Hashable, Codable {
     /// - Returns: The users; an unreadable file is a configuration error.
     public static func load(contentsOfFile path: String) throws -> [DemoUser] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ServerConfigurationError("cannot read the demo users at \(path)")
+            throw ConfigurationError("cannot read the demo users at \(path)")
         }
         return try load(json: data)
     }
@@ -41,13 +42,13 @@ public struct DemoUser: Sendable, Hashable, Codable {
     /// Decodes a demo users document (the embedded defaults use this).
     /// - Parameter json: `{"users": [{id, firstName, lastName, kvnumber, accessToken}]}`.
     /// - Returns: The users.
-    /// - Throws: ``ServerConfigurationError`` for a malformed document.
+    /// - Throws: ``ConfigurationError`` for a malformed document.
     public static func load(json: Data) throws -> [DemoUser] {
         struct File: Decodable { let users: [DemoUser] }
         do {
             return try JSONDecoder().decode(File.self, from: json).users
         } catch {
-            throw ServerConfigurationError("the demo users document is malformed")
+            throw ConfigurationError("the demo users document is malformed")
         }
     }
 }

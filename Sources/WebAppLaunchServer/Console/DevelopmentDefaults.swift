@@ -89,18 +89,6 @@ public enum DevelopmentDefaults {
         try DemoUser.load(json: Data(demoUsersJSON.utf8))
     }
 
-    /// Whether a keyring holds public development keys: it says so, holds a published
-    /// development secret (``Keyring/isDevelopment``), or is an app keyring whose app keys are
-    /// the ones the published development secrets derive for its app. An exported development
-    /// app keyring with its flag removed is still public.
-    /// - Parameter keyring: A launcher or app keyring.
-    /// - Returns: `true` when the keys are public development keys.
-    public static func holdsDevelopmentKeys(_ keyring: Keyring) -> Bool {
-        if keyring.isDevelopment { return true }
-        guard let appID = keyring.appID, let published = try? Self.keyring().exportingApp(appID) else { return false }
-        return keyring.keys.contains { key in published.keys.contains { $0.secret == key.secret } }
-    }
-
     /// A fictional demo user with a valid KVNR, for the printed launch URL.
     public static let demoUser = LaunchUser(
         accessToken: "demo-access-token-not-a-real-credential",

@@ -43,7 +43,7 @@ public struct WebAppServer: Sendable {
     ///   - configuration: The settings.
     ///   - logger: Where the server logs.
     /// - Returns: A server ready to build its application.
-    /// - Throws: ``ServerConfigurationError`` for a bad setting, `KeyringError` when the
+    /// - Throws: ``ConfigurationError`` for a bad setting, `KeyringError` when the
     ///   keyring cannot serve an app (`app_mismatch`: an app keyring of another app),
     ///   ``ReplayStoreError`` when the store cannot be opened.
     public static func make(configuration: WebAppServerConfiguration, logger: Logger = Logger(label: "webapp-launch")) async throws -> WebAppServer {
@@ -87,7 +87,7 @@ public struct WebAppServer: Sendable {
         services: [any Service] = [],
         metrics: ServerMetrics = ServerMetrics(),
         logger: Logger = Logger(label: "webapp-launch")
-    ) throws(KeyringError) {
+    ) throws {
         self.configuration = configuration
         self.replayStore = replayStore
         self.storeServices = services
@@ -180,7 +180,7 @@ public struct WebAppServer: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let idleTimeout = TimeAmount.nanoseconds(configuration.idleTimeout.saturatingNanoseconds)
+        let idleTimeout = TimeAmount(configuration.idleTimeout)
         var services: [any Service] = storeServices
         if let listener = configuration.metrics {
             services.append(Application(
@@ -192,8 +192,8 @@ public struct WebAppServer: Sendable {
             ))
         }
         var onRunning = onServerRunning
-        if DevelopmentDefaults.holdsDevelopmentKeys(configuration.keyring) {
-            let bindGuard = BoundAddressGuard()
+        if configuration.keyring.isDevelopment {
+            let bindGuard = BoundAddressGuard(keyring: configuration.keyring)
             services.append(bindGuard)
             onRunning = { channel in
                 bindGuard.serverBound(channel.localAddress)

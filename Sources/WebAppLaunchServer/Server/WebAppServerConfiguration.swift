@@ -75,41 +75,34 @@ public struct WebAppServerConfiguration: Sendable {
     }
 
     /// Checks the settings, refusing anything unsafe with one clear sentence.
-    /// - Throws: ``ServerConfigurationError``.
-    public func validate() throws(ServerConfigurationError) {
-        guard !apps.isEmpty else { throw ServerConfigurationError("no web app to serve") }
-        guard (0...65535).contains(port) else { throw ServerConfigurationError("the port must be 0 to 65535") }
-        guard idleTimeout >= .milliseconds(100) else { throw ServerConfigurationError("the idle timeout must be at least 100 ms") }
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws(ConfigurationError) {
+        guard !apps.isEmpty else { throw ConfigurationError("no web app to serve") }
+        guard (0...65535).contains(port) else { throw ConfigurationError("the port must be 0 to 65535") }
+        guard idleTimeout >= .milliseconds(100) else { throw ConfigurationError("the idle timeout must be at least 100 ms") }
         guard sessionLifetime >= 60, sessionLifetime <= 24 * 3600 else {
-            throw ServerConfigurationError("the session lifetime must be 60 s to 24 h")
+            throw ConfigurationError("the session lifetime must be 60 s to 24 h")
         }
         guard keyring.keys.contains(where: { $0.status == .active }) else {
-            throw ServerConfigurationError("the keyring has no active key (needed for session cookies)")
+            throw ConfigurationError("the keyring has no active key (needed for session cookies)")
         }
-        if DevelopmentDefaults.holdsDevelopmentKeys(keyring) {
-            guard bindsLoopbackOnly else {
-                throw ServerConfigurationError("refusing development keys on the non-loopback address \(host): they are public; use a production keyring")
-            }
-            for served in apps where !served.publicURL.isLoopback {
-                throw ServerConfigurationError("refusing development keys for the non-loopback public URL \(served.publicURL)")
-            }
-        }
+        try DevelopmentKeyPolicy.check(keyring, bindHost: host, publicURLs: apps.map(\.publicURL))
         if let metrics {
-            guard (0...65535).contains(metrics.port) else { throw ServerConfigurationError("the metrics port must be 0 to 65535") }
+            guard (0...65535).contains(metrics.port) else { throw ConfigurationError("the metrics port must be 0 to 65535") }
             if metrics.port != 0 && metrics.port == port && metrics.host == host {
-                throw ServerConfigurationError("metrics need a listener of their own, not the app's address")
+                throw ConfigurationError("metrics need a listener of their own, not the app's address")
             }
         }
         var paths = Set<String>()
         for served in apps {
             guard paths.insert(served.publicURL.path).inserted else {
-                throw ServerConfigurationError("two apps share the path \(served.publicURL.path)")
+                throw ConfigurationError("two apps share the path \(served.publicURL.path)")
             }
             guard ["/healthz", "/console"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
-                throw ServerConfigurationError("an app cannot be served under /healthz or /console")
+                throw ConfigurationError("an app cannot be served under /healthz or /console")
             }
             if servesDevelopmentConsole && served.publicURL.path == "/" {
-                throw ServerConfigurationError("the launcher console uses `/`; serve the app under a path")
+                throw ConfigurationError("the launcher console uses `/`; serve the app under a path")
             }
         }
     }

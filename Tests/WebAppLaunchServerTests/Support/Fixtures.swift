@@ -23,6 +23,10 @@ enum Fixtures {
         isDevelopment: true
     )
 
+    /// The same keys as ``keyring``, as production keys: what an https audience needs
+    /// (development keys serve loopback only, `DevelopmentKeyPolicy`).
+    static let productionKeyring = try! Keyring(keys: keyring.keys, isDevelopment: false)
+
     static let magazin = try! WebApp(
         id: "healthmagazin",
         title: "Gesundheitsmagazin",

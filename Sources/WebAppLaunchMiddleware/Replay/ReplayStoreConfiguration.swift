@@ -1,5 +1,5 @@
 import Foundation
-import WebAppLaunchMiddleware
+import WebAppRegistry
 
 /// Which replay store the server uses, as named on the command line
 /// (`memory`, `sqlite:PATH`, `postgres://…`).
@@ -39,21 +39,21 @@ public enum ReplayStoreConfiguration: Sendable, Hashable, CustomStringConvertibl
     /// restart could be used again after it). The file lives in `$XDG_STATE_HOME/webapp-launch`
     /// (default `~/.local/state/webapp-launch`), a directory created with mode 0700.
     /// - Returns: `.sqlite` at that path.
-    /// - Throws: ``ServerConfigurationError`` when the directory cannot be created.
-    public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ServerConfigurationError) -> ReplayStoreConfiguration {
+    /// - Throws: ``ConfigurationError`` when the directory cannot be created.
+    public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> ReplayStoreConfiguration {
         let base: String
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = state
         } else if let home = environment["HOME"], home.hasPrefix("/") {
             base = home + "/.local/state"
         } else {
-            throw ServerConfigurationError("no state directory for the replay store (set HOME or XDG_STATE_HOME, or pass --replay)")
+            throw ConfigurationError("no state directory for the replay store (set HOME or XDG_STATE_HOME, or pass --replay)")
         }
         let directory = base + "/webapp-launch"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ServerConfigurationError("cannot create the state directory \(directory) for the replay store")
+            throw ConfigurationError("cannot create the state directory \(directory) for the replay store")
         }
         return .sqlite(path: directory + "/replay.sqlite")
     }

@@ -1,0 +1,279 @@
+import Foundation
+import Testing
+import WebAppLaunch
+import WebAppLaunchTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 29: every entry point enforces every boundary, through one mechanism each. One row
+/// per entry point and guard, run against the built binary as an operator or attacker would
+/// use it. (The middleware in a bare Hummingbird app has its rows in
+/// `WebAppLaunchServerTests/MiddlewareBoundaryTests`.) A new entry point adds a case to
+/// ``EntryPoint`` and so a row to every test here.
+@Suite("Boundary matrix: serve, gate (both shapes) and launcher each enforce every guard")
+struct BoundaryMatrixTests {
+    /// The entry points a process runs.
+    enum EntryPoint: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case serve, gateReverseProxy, gateAuthRequest, launcher
+
+        var testDescription: String { rawValue }
+
+        /// Whether it exchanges launches for sessions (every entry point but the launcher,
+        /// which mints).
+        var holdsSessions: Bool { self != .launcher }
+
+        /// The command line, keyring aside.
+        /// - Parameters:
+        ///   - host: `--host`.
+        ///   - port: `--port`.
+        ///   - publicURL: The public URL (gate), or `nil` for the sample one.
+        ///   - registry: The registry file (serve, launcher), or `nil` for the embedded one.
+        ///   - upstreamPort: The reverse proxy's upstream.
+        func arguments(host: String, port: Int, publicURL: String? = nil, registry: String? = nil, upstreamPort: Int = 9) -> [String] {
+            let gatePublicURL = publicURL ?? "http://127.0.0.1:\(port)/"
+            switch self {
+            case .serve:
+                return ["serve", "--host", host, "--port", "\(port)", "--metrics-address", "none", "--replay", "memory"]
+                    + (registry.map { ["--registry", $0] } ?? [])
+                    + (publicURL.map { ["--app", "healthmagazin", "--public-url", $0] } ?? [])
+            case .gateReverseProxy:
+                return ["gate", "--app", "healthmagazin", "--public-url", gatePublicURL, "--host", host, "--port", "\(port)",
+                        "--replay", "memory", "--upstream", "http://127.0.0.1:\(upstreamPort)"]
+            case .gateAuthRequest:
+                return ["gate", "--app", "healthmagazin", "--public-url", gatePublicURL, "--host", host, "--port", "\(port)",
+                        "--replay", "memory", "--auth-request"]
+            case .launcher:
+                return ["launcher", "--issuer", "http://127.0.0.1:9", "--host", host, "--port", "\(port)"]
+                    + (registry.map { ["--registry", $0] } ?? [])
+            }
+        }
+    }
+
+    /// A registry with one app, `healthmagazin`, at `url`.
+    static func registry(at url: String, in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("registry-\(abs(url.hashValue)).json")
+        try #"{"apps":[{"id":"healthmagazin","title":"Gesundheitsmagazin","url":"\#(url)"}]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Runs a command that must refuse to start: exit 2, one line on stderr, nothing served.
+    static func expectRefusal(_ arguments: [String], mentioning expected: [String], environment: [String: String] = [:]) async throws {
+        let result = try await CLI.run(arguments, environment: environment, timeout: .seconds(20))
+        #expect(result.status == 2, "\(arguments): \(result)")
+        #expect(result.errorLines.count == 1, "\(arguments): \(result)")
+        for text in expected {
+            #expect(result.standardError.contains(text), "\(arguments) should mention \(text): \(result)")
+        }
+    }
+
+    // MARK: Development keys
+
+    @Test("the embedded development keyring on a non-loopback address is refused, and --keyring is named as required", arguments: EntryPoint.allCases)
+    func embeddedKeyringOffLoopbackAddress(entry: EntryPoint) async throws {
+        try await Self.expectRefusal(
+            entry.arguments(host: "0.0.0.0", port: try freeLoopbackPort()),
+            mentioning: ["development_keys_off_loopback", "--keyring is required"]
+        )
+    }
+
+    @Test("the embedded development keyring for an https public URL or registry entry is refused, even bound to loopback", arguments: EntryPoint.allCases)
+    func embeddedKeyringForPublicURL(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let registry = try Self.registry(at: "https://magazin.example/", in: directory)
+        let arguments = switch entry {
+        case .serve, .gateReverseProxy, .gateAuthRequest:
+            entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), publicURL: "https://magazin.example/", registry: registry)
+        case .launcher:
+            entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), registry: registry)
+        }
+        try await Self.expectRefusal(arguments, mentioning: ["development_keys_off_loopback", "--keyring is required"])
+    }
+
+    @Test("a flagless copy of the development keys (an exported app keyring; the launcher keyring for the launcher) is refused off loopback", arguments: EntryPoint.allCases)
+    func flaglessDevelopmentKeys(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = directory.path("flagless.keyring.json")
+        if entry == .launcher {
+            let shipped = try Data(contentsOf: URL(fileURLWithPath: Repository.developmentKeyring))
+            var object = try #require(try JSONSerialization.jsonObject(with: shipped) as? [String: Any])
+            object.removeValue(forKey: "development")
+            #expect(FileManager.default.createFile(atPath: keyring, contents: try JSONSerialization.data(withJSONObject: object), attributes: [.posixPermissions: 0o600]))
+        } else {
+            let export = try await CLI.run(["keygen", "--keyring", Repository.developmentKeyring, "--export-app", "healthmagazin", "--out", keyring])
+            #expect(export.status == 0, "\(export)")
+            let exported = try Data(contentsOf: URL(fileURLWithPath: keyring))
+            var object = try #require(try JSONSerialization.jsonObject(with: exported) as? [String: Any])
+            #expect(object["development"] as? Bool == true, "the export says what it is")
+            object.removeValue(forKey: "development")
+            try FileManager.default.removeItem(atPath: keyring)
+            #expect(FileManager.default.createFile(atPath: keyring, contents: try JSONSerialization.data(withJSONObject: object), attributes: [.posixPermissions: 0o600]))
+        }
+        let registry = try Self.registry(at: "https://magazin.example/", in: directory)
+        var arguments = entry.arguments(host: "0.0.0.0", port: try freeLoopbackPort(), publicURL: entry == .launcher ? nil : "https://magazin.example/", registry: registry)
+        arguments += ["--keyring", keyring]
+        try await Self.expectRefusal(arguments, mentioning: ["development_keys_off_loopback"])
+    }
+
+    // MARK: Loopback, decided from the parsed address
+
+    @Test("a bind host that only looks like loopback (127.0.0.08, 127.evil.example) is not loopback for development keys", arguments: EntryPoint.allCases, ["127.0.0.08", "127.evil.example", "localhost.evil.example"])
+    func lookalikeLoopbackHost(entry: EntryPoint, host: String) async throws {
+        var arguments = entry.arguments(host: host, port: try freeLoopbackPort())
+        arguments += ["--keyring", Repository.developmentKeyring]
+        try await Self.expectRefusal(arguments, mentioning: ["development_keys_off_loopback"])
+    }
+
+    @Test("the launcher's provider URLs are loopback only by their parsed host: http://127.evil.example is refused", arguments: [
+        ["--issuer", "http://127.evil.example/"],
+        ["--issuer", "http://127.0.0.1.nip.io/"],
+        ["--issuer", "https://login.example", "--introspection-endpoint", "http://127.evil.example/introspect", "--client-id", "launcher"],
+    ])
+    func providerURLLookalikes(arguments: [String]) async throws {
+        try await Self.expectRefusal(["launcher", "--port", "\(try freeLoopbackPort())"] + arguments, mentioning: ["https"])
+    }
+
+    // MARK: Secrets never on argv
+
+    @Test("every secret option reads env:NAME (an unset variable is named, the value never printed)", arguments: [
+        (EntryPoint.serve, "--replay"), (.gateReverseProxy, "--replay"), (.gateAuthRequest, "--replay"), (.launcher, "--client-secret"),
+    ])
+    func secretOptionsReadReferences(entry: EntryPoint, option: String) async throws {
+        var arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort()).filter { $0 != "--replay" && $0 != "memory" }
+        if entry == .launcher {
+            arguments += ["--introspection-endpoint", "http://127.0.0.1:9/introspect", "--client-id", "launcher"]
+        }
+        arguments += [option, "env:WEBAPP_LAUNCH_TEST_UNSET_SECRET"]
+        try await Self.expectRefusal(arguments, mentioning: [option, "WEBAPP_LAUNCH_TEST_UNSET_SECRET"], environment: ["WEBAPP_LAUNCH_TEST_UNSET_SECRET": ""])
+    }
+
+    @Test("every option of every command that can carry a secret resolves env:, file: and - (a new one without it fails here)")
+    func everySecretOptionIsASecretArgument() async throws {
+        let dump = try await CLI.run(["--experimental-dump-help"])
+        #expect(dump.status == 0, "\(dump)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
+        var commands: [[String: Any]] = [try #require(root["command"] as? [String: Any])]
+        var secretOptions: [(command: String, option: String)] = []
+        while let command = commands.popLast() {
+            commands += command["subcommands"] as? [[String: Any]] ?? []
+            let name = command["commandName"] as? String ?? ""
+            for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["kind"] as? String == "option" {
+                let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                // Judged by the option's name: what it carries, not what its help mentions.
+                let text = names.joined(separator: " ").lowercased()
+                let looksSecret = ["token", "secret", "password", "replay", "database", "credential", "dsn", "api-key"].contains { text.contains($0) }
+                guard looksSecret, let long = names.first(where: { $0.count > 1 }) else { continue }
+                secretOptions.append((name, "--" + long))
+                let help = (argument["abstract"] as? String ?? "")
+                #expect(help.contains("env:NAME") && help.contains("file:PATH"), "\(name) --\(long) must say it takes env:NAME, file:PATH or -: \(help)")
+            }
+        }
+        // The options this test found are exactly the ones routed through SecretArgument.
+        let found = Set(secretOptions.map { "\($0.command) \($0.option)" })
+        #expect(found == ["mint --access-token", "serve --replay", "gate --replay", "launcher --client-secret"], "\(found)")
+    }
+
+    // MARK: Login CSRF
+
+    /// A running entry point with a launch-minting registry for its app.
+    struct Running {
+        let process: BackgroundSubprocess
+        let appURL: String
+        let registry: String
+        let upstream: BackgroundSubprocess?
+    }
+
+    /// Starts an entry point that holds sessions, with the development keyring on loopback.
+    static func start(_ entry: EntryPoint, in directory: TemporaryDirectory) async throws -> Running {
+        let port = try freeLoopbackPort()
+        var upstream: BackgroundSubprocess?
+        var upstreamPort = 9
+        if entry == .gateReverseProxy {
+            let started = try BackgroundSubprocess("/usr/bin/python3", [GateCommandTests.upstreamScript, "0"], standardErrorPath: directory.path("upstream.log"))
+            upstreamPort = try #require(Int(try await started.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
+            upstream = started
+        }
+        let appURL = entry == .serve ? "http://127.0.0.1:\(port)/apps/healthmagazin" : "http://127.0.0.1:\(port)/"
+        let process = try BackgroundSubprocess(
+            CLI.executablePath,
+            entry.arguments(host: "127.0.0.1", port: port, upstreamPort: upstreamPort) + ["--keyring", Repository.developmentKeyring],
+            standardErrorPath: directory.path("\(entry.rawValue).log")
+        )
+        _ = try await process.firstLine(within: .seconds(20)) { $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") }
+        return Running(process: process, appURL: appURL, registry: try registry(at: appURL, in: directory), upstream: upstream)
+    }
+
+    /// Mints a launch for `kvnumber` (names and token fixed).
+    static func mint(_ running: Running, kvnumber: String) async throws -> String {
+        let result = try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", Repository.developmentKeyring, "--registry", running.registry,
+                                        "--access-token", "env:TOKEN", "--firstname", "Erika", "--lastname", "Mustermann", "--kvnumber", kvnumber],
+                                       environment: ["TOKEN": "boundary-token-\(kvnumber)"])
+        guard result.status == 0 else { throw SubprocessError(message: "mint failed: \(result)") }
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Sends a GET with headers; returns the status line's code and the session cookie set.
+    static func get(_ url: String, headers: [String] = []) async throws -> (status: Int, cookie: String?) {
+        let result = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-D", "-", "--max-time", "10"] + headers.flatMap { ["-H", $0] } + [url], timeout: .seconds(15))
+        let lines = result.standardOutput.split(separator: "\r\n")
+        let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? -1
+        let cookie = lines.first { $0.lowercased().hasPrefix("set-cookie: ") }.map { String($0.dropFirst("set-cookie: ".count).prefix { $0 != ";" }) }
+        return (status, cookie)
+    }
+
+    @Test("with user A's live session, user B's launch from a sibling subdomain (same-site) is refused; from the app itself it replaces the session",
+          arguments: EntryPoint.allCases.filter(\.holdsSessions))
+    func loginCSRFFromSibling(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let running = try await Self.start(entry, in: directory)
+        let userA = try await Self.mint(running, kvnumber: "A123456780")
+        let userB = try await Self.mint(running, kvnumber: "T012345678")
+        let first = try await Self.get(userA)
+        #expect(first.status == 303, "\(running.process.standardError)")
+        let cookieA = try #require(first.cookie)
+        let sibling = try await Self.get(userB, headers: ["Cookie: \(cookieA)", "Sec-Fetch-Site: same-site", "Origin: https://sibling.127.0.0.1.example"])
+        #expect(sibling.status == 401, "a sibling must not swap the session")
+        #expect(sibling.cookie == nil)
+        let siblingFetchOnly = try await Self.get(userB, headers: ["Cookie: \(cookieA)", "Sec-Fetch-Site: same-site"])
+        #expect(siblingFetchOnly.status == 401, "same-site is foreign even without an Origin")
+        let own = try await Self.get(userB, headers: ["Cookie: \(cookieA)", "Sec-Fetch-Site: none"])
+        #expect(own.status == 303, "the refused launch was not claimed; from the app itself it replaces the session")
+        #expect(own.cookie != nil)
+        #expect(running.process.standardError.contains("session_conflict"))
+        #expect(try await running.process.stop(within: .seconds(10)) == 0)
+        _ = try? await running.upstream?.stop(within: .seconds(5))
+    }
+
+    // MARK: Redirect targets
+
+    @Test("a configured redirect target that could leave the site is refused by both shapes of the gate", arguments: [EntryPoint.gateReverseProxy, .gateAuthRequest], [
+        "/\\evil.example/", "//evil.example/", "https://evil.example/", "javascript:alert(1)", "/start\u{7}", "start",
+    ])
+    func configuredRedirect(entry: EntryPoint, target: String) async throws {
+        var arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort())
+        arguments += ["--keyring", Repository.developmentKeyring, "--unauthenticated-redirect", target]
+        try await Self.expectRefusal(arguments, mentioning: ["invalid_redirect"])
+    }
+
+    @Test("the auth_request fallback never echoes a path that reads as another site into Location", arguments: ["/\\evil.example/", "/%5Cevil.example", "/page?x=1"])
+    func echoedRedirect(path: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let running = try await Self.start(.gateAuthRequest, in: directory)
+        let launch = try await Self.mint(running, kvnumber: "A123456780")
+        let cookie = try #require(try await Self.get(launch).cookie)
+        let base = running.appURL.dropLast()  // no trailing slash
+        let result = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", "--path-as-is", "--max-time", "10",
+                                                             "-H", "Cookie: \(cookie)", String(base) + path], timeout: .seconds(15))
+        let parts = result.standardOutput.split(separator: " ", maxSplits: 1)
+        #expect(parts.first == "303", "\(result)")
+        let location = parts.count > 1 ? String(parts[1]) : ""
+        #expect(location.hasPrefix(running.appURL), "stays on the gate's own origin: \(location)")
+        #expect(!location.contains("evil.example") || path.hasPrefix("/%5C"), "\(location)")
+        #expect(try await running.process.stop(within: .seconds(10)) == 0)
+    }
+}
