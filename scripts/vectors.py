@@ -101,51 +101,266 @@ def kvnr_with_wrong_check_digit(letter: str, digits: str) -> str:
 
 # ---------------------------------------------------------------- registered URLs
 
-def normalise_url(url: str) -> str:
-    """SPEC.md, "Registered URLs": the subset of RegisteredURL's rules the vectors need,
-    with the same refusals for anything they do not."""
-    assert 0 < len(url.encode()) <= 2048 and all(0x20 < b < 0x7F for b in url.encode())
+class Refused(Exception):
+    """A registry, URL or keyring that SPEC.md refuses, with its error code."""
+
+    def __init__(self, code: str):
+        super().__init__(code)
+        self.code = code
+
+
+# SPEC.md 8.1 rule 8: RFC 3986 pchar and "/", without ";" and ",".
+PATH_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+=:@%/")
+DIGITS = set("0123456789")
+HEX_DIGITS = set("0123456789abcdefABCDEF")
+
+
+def is_numeric_label(label: str) -> bool:
+    """SPEC.md 8.1 rule 6: a label a URL parser reads as a number (WHATWG "ends in a number")."""
+    if label and set(label) <= DIGITS:
+        return True
+    return label.startswith("0x") and set(label[2:]) <= HEX_DIGITS
+
+
+def is_canonical_ipv4(labels) -> bool:
+    return len(labels) == 4 and all(
+        1 <= len(o) <= 3 and set(o) <= DIGITS and (len(o) == 1 or o[0] != "0") and int(o) <= 255 for o in labels)
+
+
+def is_valid_host(host: str) -> bool:
+    """SPEC.md 8.1 rules 5 and 6, for a lower-case host."""
+    if not 1 <= len(host.encode()) <= 253:
+        return False
+    if host.startswith("["):
+        return len(host) > 2 and host.endswith("]") and set(host[1:-1]) <= HEX_DIGITS | {":", "."}
+    labels = host.split(".")
+    if is_numeric_label(labels[-1]):
+        return is_canonical_ipv4(labels)
+    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    return all(1 <= len(l) <= 63 and l[0] != "-" and l[-1] != "-" and set(l) <= allowed for l in labels)
+
+
+def is_loopback(host: str) -> bool:
+    """SPEC.md 8.1 rule 10."""
+    labels = host.split(".")
+    return host in ("localhost", "[::1]") or (is_canonical_ipv4(labels) and labels[0] == "127")
+
+
+def ascii_lower(text: str) -> str:
+    return "".join(c.lower() if "A" <= c <= "Z" else c for c in text)
+
+
+def parse_registered_url(url: str):
+    """SPEC.md 8.1, every rule: (canonical text, host) or Refused("invalid_url")."""
+    data = url.encode()
+    if not (1 <= len(data) <= 2048 and all(0x21 <= b <= 0x7E for b in data)):
+        raise Refused("invalid_url")
     scheme, sep, rest = url.partition("://")
-    assert sep and "#" not in url
-    scheme = scheme.lower()
-    assert scheme in ("http", "https")
-    end = len(rest)
-    for i, ch in enumerate(rest):
-        if ch in "/?":
-            end = i
-            break
+    scheme = ascii_lower(scheme)
+    if not sep or scheme not in ("http", "https") or "#" in url:
+        raise Refused("invalid_url")
+    end = min([i for i in (rest.find("/"), rest.find("?")) if i >= 0], default=len(rest))
     authority, after = rest[:end], rest[end:]
-    assert "@" not in authority
+    if "@" in authority:
+        raise Refused("invalid_url")
     port = None
     if authority.startswith("["):
-        close = authority.index("]")
+        close = authority.find("]")
+        if close < 0:
+            raise Refused("invalid_url")
         host, tail = authority[: close + 1], authority[close + 1:]
         if tail:
-            assert tail.startswith(":")
+            if not tail.startswith(":"):
+                raise Refused("invalid_url")
             port = tail[1:]
     elif ":" in authority:
         host, port = authority.rsplit(":", 1)
     else:
         host = authority
-    host = host.lower()
+    host = ascii_lower(host)
+    if not is_valid_host(host):
+        raise Refused("invalid_url")
     if port is not None:
-        assert port.isdigit() and len(port) <= 5 and 1 <= int(port) <= 65535
+        if not (1 <= len(port) <= 5 and set(port) <= DIGITS and 1 <= int(port) <= 65535):
+            raise Refused("invalid_url")
         port = None if int(port) == (443 if scheme == "https" else 80) else int(port)
     path, qmark, query = after.partition("?")
-    if path == "":
-        path = "/"
-    assert path.startswith("/") and all(seg not in (".", "..") for seg in path.split("/"))
-    if scheme == "http":
-        assert host in ("localhost", "[::1]") or host.startswith("127.")
-    for pair in query.split("&") if query else []:
-        assert pair and pair.split("=", 1)[0] not in ("", "launch")
+    path = path or "/"
+    if not (path.startswith("/") and set(path.encode()) <= PATH_BYTES):
+        raise Refused("invalid_url")
+    if any(seg in (".", "..") for seg in path.split("/")):
+        raise Refused("invalid_url")
+    lower = path.lower()
+    if "%2e" in lower or "%2f" in lower or "%5c" in lower:
+        raise Refused("invalid_url")
+    for i, ch in enumerate(path):
+        if ch == "%" and not (i + 2 < len(path) and path[i + 1] in HEX_DIGITS and path[i + 2] in HEX_DIGITS):
+            raise Refused("invalid_url")
+    if query:
+        if "?" in query:
+            raise Refused("invalid_url")
+        for piece in query.split("&"):
+            name = piece.split("=", 1)[0]
+            if not piece or not name or name == "launch":
+                raise Refused("invalid_url")
+    if scheme == "http" and not is_loopback(host):
+        raise Refused("invalid_url")
     text = f"{scheme}://{host}"
     if port is not None:
         text += f":{port}"
     text += path
     if query:
         text += "?" + query
-    return text
+    return text, host
+
+
+def normalise_url(url: str) -> str:
+    return parse_registered_url(url)[0]
+
+
+# ---------------------------------------------------------------- registry (SPEC.md 8.3)
+
+ID_BYTES = KID_BYTES
+
+
+def is_valid_identifier(text: str) -> bool:
+    data = text.encode()
+    return 1 <= len(data) <= 64 and set(data) <= ID_BYTES
+
+
+def is_optional(value, kind) -> bool:
+    return value is None or isinstance(value, kind)
+
+
+def is_string_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def registry_shape_ok(doc) -> bool:
+    """SPEC.md 8.3: the whole file's JSON shape, checked before any value."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("apps"), list):
+        return False
+    for entry in doc["apps"]:
+        if not isinstance(entry, dict):
+            return False
+        if not all(isinstance(entry.get(k), str) for k in ("id", "title", "url")):
+            return False
+        if not all(is_optional(entry.get(k), str) for k in ("summary", "iconURL", "category")):
+            return False
+        links = entry.get("deepLinks")
+        if links is None:
+            continue
+        if not isinstance(links, dict) or not is_optional(links.get("scheme"), str) or not is_string_list(links.get("hosts")):
+            return False
+        if not all(links.get(k) is None or is_string_list(links[k]) for k in ("pathPrefixes", "queryKeys")):
+            return False
+    return True
+
+
+def check_deep_links(links):
+    scheme = ascii_lower("navidapro" if links.get("scheme") is None else links["scheme"])
+    hosts = [ascii_lower(h) for h in links["hosts"]]
+    prefixes = links.get("pathPrefixes") or []
+    keys = links.get("queryKeys") or []
+    scheme_ok = (scheme and "a" <= scheme[0] <= "z" and set(scheme) <= set("abcdefghijklmnopqrstuvwxyz0123456789+-.")
+                 and scheme not in ("http", "https", "javascript", "data", "file"))
+    host_ok = hosts and all(1 <= len(h.encode()) <= 253 and set(h) <= set("abcdefghijklmnopqrstuvwxyz0123456789.-") for h in hosts)
+    prefix_ok = all(p.startswith("/") and "%" not in p and ".." not in p and "\\" not in p for p in prefixes)
+    key_ok = all(k and not set(k) & set("=&%") for k in keys)
+    if not (scheme_ok and host_ok and prefix_ok and key_ok):
+        raise Refused("invalid_allowlist")
+    return {"scheme": scheme, "hosts": hosts, "pathPrefixes": prefixes, "queryKeys": keys}
+
+
+def check_category(category: str):
+    if not 1 <= len(category.encode()) <= 64 or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in category):
+        raise Refused("invalid_category")
+
+
+def check_registry(text: str):
+    """SPEC.md 8.3: the entries a registry file holds, or Refused with the first error."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise Refused("invalid_json")
+    if not registry_shape_ok(doc):
+        raise Refused("invalid_json")
+    apps = []
+    for entry in doc["apps"]:
+        if not is_valid_identifier(entry["id"]):
+            raise Refused("invalid_app_id")
+        url = normalise_url(entry["url"])
+        links = check_deep_links(entry["deepLinks"]) if entry.get("deepLinks") is not None else None
+        icon = None
+        if entry.get("iconURL") is not None:
+            try:
+                icon = normalise_url(entry["iconURL"])
+            except Refused:
+                raise Refused("invalid_icon_url")
+        category = entry.get("category")
+        category = "general" if category is None else category
+        check_category(category)
+        apps.append({"id": entry["id"], "title": entry["title"], "summary": entry.get("summary") or "",
+                     "url": url, "deepLinks": links, "iconURL": icon, "category": category})
+    ids, urls = set(), set()
+    for app in apps:
+        if app["id"] in ids or app["url"] in urls:
+            raise Refused("duplicate_app")
+        ids.add(app["id"])
+        urls.add(app["url"])
+    return apps
+
+
+# ---------------------------------------------------------------- keyring files (SPEC.md 13)
+
+B64URL_ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def strict_b64url_decode(text: str):
+    """SPEC.md 7, strictly: None for anything but the one canonical unpadded form."""
+    if not set(text) <= B64URL_ALPHABET or len(text) % 4 == 1:
+        return None
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    return data if b64url(data) == text else None
+
+
+def check_keyring(text: str):
+    """SPEC.md 13: what a keyring file holds (kind, app, development, kids and statuses), or
+    Refused with the first error in the section's order."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise Refused("invalid_json")
+    if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
+        raise Refused("invalid_json")
+    if not (is_optional(doc.get("kind"), str) and is_optional(doc.get("app"), str) and is_optional(doc.get("development"), bool)):
+        raise Refused("invalid_json")
+    for key in doc["keys"]:
+        if not (isinstance(key, dict) and isinstance(key.get("kid"), str) and key.get("status") in ("active", "verify-only", "revoked")
+                and is_optional(key.get("secret"), str) and is_optional(key.get("app_key"), str)):
+            raise Refused("invalid_json")
+    kind = "launcher" if doc.get("kind") is None else doc["kind"]
+    app = doc.get("app")
+    if kind not in ("launcher", "app") or (kind == "launcher") != (app is None):
+        raise Refused("invalid_json")
+    member, other = ("app_key", "secret") if kind == "app" else ("secret", "app_key")
+    if any(key.get(member) is None or key.get(other) is not None for key in doc["keys"]):
+        raise Refused("invalid_json")
+    if kind == "app" and not is_valid_identifier(app):
+        raise Refused("invalid_app_id")
+    if not doc["keys"]:
+        raise Refused("empty_keyring")
+    for key in doc["keys"]:
+        if not is_valid_identifier(key["kid"]):
+            raise Refused("invalid_kid")
+        secret = strict_b64url_decode(key[member])
+        if secret is None or not (len(secret) == 32 if kind == "app" else 32 <= len(secret) <= 128):
+            raise Refused("invalid_secret")
+    kids = [key["kid"] for key in doc["keys"]]
+    if len(set(kids)) != len(kids):
+        raise Refused("duplicate_kid")
+    return {"kind": kind, "app": app, "development": bool(doc.get("development")),
+            "keys": [{"kid": key["kid"], "status": key["status"]} for key in doc["keys"]]}
 
 
 def launch_url(audience: str, token: str) -> str:
@@ -538,7 +753,7 @@ def negative_vectors():
         ("sealed with another app's seal key, MACed with this app's keyring",
          dict(token=b64url(forge_sealed_with(bonus_keys["seal"])), keyring=magazin_app_keyring), "invalid_claims"),
     ]
-    cases += step5_cases() + request_cases(good_token) + url_cases(good_token) + name_cases()
+    cases += step5_cases() + request_cases(good_token) + url_cases(good_token) + name_cases() + short_blob_cases()
     out = []
     for index, (description, inputs, error) in enumerate(cases, start=1):
         entry = {
@@ -556,6 +771,22 @@ def negative_vectors():
         }
         out.append(entry)
     return out
+
+
+def short_blob_cases():
+    """SPEC.md 11 step 2: a blob under 77 bytes is malformed before its version or kid is
+    read; the 77-byte one beside them shows the boundary (and what the check hides)."""
+    smallest = forge(kid="z", app="b", aud="x", body=b"")
+    version_1 = forge(version=1, kid="z", app="b", aud="x", body=b"")[:-1]
+    # This kid is 5 bytes long: four more than the smallest shape's, cut from the MAC.
+    mode_3 = forge(mode=3, app="b", aud="x", body=b"")[:-5]
+    assert len(smallest) == 77 and len(version_1) == 76 and len(mode_3) == 76
+    return [
+        ("a 77-byte blob (the smallest shape) with a kid not in the keyring", dict(token=b64url(smallest)), "unknown_key"),
+        ("a 76-byte blob with a kid not in the keyring (one byte of the MAC cut)", dict(token=b64url(smallest[:-1])), "malformed"),
+        ("a 76-byte blob of version 1", dict(token=b64url(version_1)), "malformed"),
+        ("a 76-byte blob of mode 3 under this kid", dict(token=b64url(mode_3)), "malformed"),
+    ]
 
 
 def step5_cases():
@@ -792,9 +1023,346 @@ def rejected_session_vectors(first_index):
     return out
 
 
+# ---------------------------------------------------------------- registered URLs, registries, keyrings
+
+URL_CASES = [
+    # (description, url)
+    ("upper-case scheme and host, default port", "HTTPS://Magazin.EXAMPLE:443/app"),
+    ("no path, a query of its own", "HTTPS://Bonus.EXAMPLE:443?tenant=a%20b&x"),
+    ("IPv6 loopback over http with a port", "http://[::1]:9000/x/y"),
+    ("IPv6 loopback without port or path", "http://[::1]"),
+    ("another IPv6 spelling of loopback is not loopback (http refused)", "http://[0:0:0:0:0:0:0:1]/"),
+    ("another IPv6 spelling of loopback over https", "https://[0:0:0:0:0:0:0:1]/"),
+    ("IPv6 without a closing bracket", "https://[::1/"),
+    ("text after the IPv6 host", "https://[::1]x/"),
+    ("empty brackets", "https://[]/"),
+    ("canonical IPv4 loopback over http", "http://127.0.0.1:8080/apps/healthmagazin"),
+    ("any canonical 127/8 address is loopback", "http://127.255.0.9/"),
+    ("localhost over http", "http://LocalHost:8080/"),
+    ("localhost with a trailing dot", "http://localhost./"),
+    ("a DNS name over http is refused", "http://magazin.example/app"),
+    ("a canonical IPv4 address over https", "https://1.2.3.4/"),
+    ("zero-padded loopback octets", "http://127.000.000.001/"),
+    ("zero-padded loopback octets over https", "https://127.000.000.001/"),
+    ("one zero-padded octet", "https://127.0.0.01/"),
+    ("one zero-padded last octet", "https://1.2.3.04/"),
+    ("an octet over 255", "https://256.1.1.1/"),
+    ("three numeric labels", "https://1.2.3/"),
+    ("one number", "https://123/"),
+    ("a 32-bit number", "https://2130706433/"),
+    ("five numeric labels", "https://1.2.3.4.5/"),
+    ("a hex first octet, numeric last label", "https://0x7f.0.0.1/"),
+    ("a hex last label", "https://1.2.3.0x4/"),
+    ("a bare 0x last label", "https://example.0x/"),
+    ("a DNS name ending in a numeric label", "https://example.123/"),
+    ("a DNS name ending in a hex-looking label that is not a number", "https://example.0xg/"),
+    ("numeric labels before a name", "https://123.456.example/"),
+    ("an IPv4 address with a trailing dot", "https://1.2.3.4./"),
+    ("an empty label", "https://a..example/"),
+    ("a label starting with a hyphen", "https://-a.example/"),
+    ("a label ending with a hyphen", "https://a-.example/"),
+    ("an underscore in the host", "https://a_b.example/"),
+    ("a 63-byte label", "https://" + "a" * 63 + ".example/"),
+    ("a 64-byte label", "https://" + "a" * 64 + ".example/"),
+    ("a 253-byte host", "https://" + ".".join(["a" * 63] * 3) + "." + "b" * 61 + "/"),
+    ("a 254-byte host", "https://" + ".".join(["a" * 63] * 3) + "." + "b" * 62 + "/"),
+    ("a punycode host", "https://XN--mnchen-3ya.example/"),
+    ("userinfo", "https://user@magazin.example/app"),
+    ("a fragment", "https://magazin.example/app#top"),
+    ("an empty fragment", "https://magazin.example/app#"),
+    ("scheme ftp", "ftp://magazin.example/app"),
+    ("no ://", "https:magazin.example/app"),
+    ("a space", "https://magazin.example/a b"),
+    ("a non-ASCII byte", "https://magazin.example/\u00e4"),
+    ("the empty string", ""),
+    ("a port with leading zeros is its number", "https://magazin.example:0443/app"),
+    ("a five-digit zero-padded port", "http://127.0.0.1:08080/"),
+    ("a six-digit port", "http://127.0.0.1:000080/"),
+    ("port 0", "https://magazin.example:0/"),
+    ("port 65535", "https://magazin.example:65535/"),
+    ("port 65536", "https://magazin.example:65536/"),
+    ("an empty port", "https://magazin.example:/"),
+    ("http's default port over http", "http://127.0.0.1:80/"),
+    ("https's port over http is kept", "http://127.0.0.1:443/"),
+    ("a signed port", "https://magazin.example:+443/"),
+    ("path: RFC 3986 sub-delimiters, : and @", "https://magazin.example/a!$&'()*+=:@~_-.b"),
+    ("path: percent escapes kept as written", "https://magazin.example/a%20b/%C3%A4"),
+    ("path: a double quote", 'https://magazin.example/a"b'),
+    ("path: <", "https://magazin.example/a<b"),
+    ("path: >", "https://magazin.example/a>b"),
+    ("path: [", "https://magazin.example/a[b"),
+    ("path: ]", "https://magazin.example/a]b"),
+    ("path: ^", "https://magazin.example/a^b"),
+    ("path: backquote", "https://magazin.example/a`b"),
+    ("path: {", "https://magazin.example/a{b"),
+    ("path: |", "https://magazin.example/a|b"),
+    ("path: }", "https://magazin.example/a}b"),
+    ("path: ,", "https://magazin.example/a,b"),
+    ("path: ;", "https://magazin.example/a;b"),
+    ("path: backslash", "https://magazin.example/a\\b"),
+    ("path: a . segment", "https://magazin.example/a/./b"),
+    ("path: a .. segment", "https://magazin.example/a/../b"),
+    ("path: dots inside a segment are fine", "https://magazin.example/a/..b/c.d"),
+    ("path: an encoded dot", "https://magazin.example/a/%2E%2e/b"),
+    ("path: an encoded slash", "https://magazin.example/a%2Fb"),
+    ("path: an encoded backslash", "https://magazin.example/a%5cb"),
+    ("path: a bad percent escape", "https://magazin.example/a%zz"),
+    ("path: a cut percent escape", "https://magazin.example/a%4"),
+    ("path: upper case kept", "https://magazin.example/App/X"),
+    ("query: characters refused in a path are kept in a query", 'https://magazin.example/app?a=[x]&b={"y"}&c=1,2;3|^`<>\\'),
+    ("query: empty counts as none", "https://magazin.example/app?"),
+    ("query: a second ?", "https://magazin.example/app?a=1?b"),
+    ("query: an empty piece", "https://magazin.example/app?a=1&&b=2"),
+    ("query: an empty name", "https://magazin.example/app?=1"),
+    ("query: a launch parameter", "https://magazin.example/app?launch=x"),
+    ("query: a bare launch", "https://magazin.example/app?a&launch"),
+    ("query: a name that only starts with launch", "https://magazin.example/app?launcher=1"),
+    ("query: a valueless name", "https://magazin.example/app?debug"),
+]
+
+
+def url_vectors():
+    out = []
+    for index, (description, url) in enumerate(URL_CASES, start=1):
+        try:
+            canonical, host = parse_registered_url(url)
+            loopback = is_loopback(host)
+        except Refused:
+            canonical, loopback = None, None
+        out.append({"name": f"u{index:02d}", "description": description, "url": url,
+                    "canonical": canonical, "loopback": loopback})
+    return out
+
+
+def registry_json(*entries, top=None) -> str:
+    doc = {"apps": list(entries)}
+    if top:
+        doc.update(top)
+    return json.dumps(doc, ensure_ascii=False)
+
+
+def app_entry(app_id="magazin", url="https://magazin.example/app", **members):
+    entry = {"id": app_id, "title": "Magazin", "url": url}
+    entry.update(members)
+    return {k: v for k, v in entry.items() if v is not OMIT}
+
+
+OMIT = object()
+LINKS = {"scheme": "navidapro", "hosts": ["magazin"], "pathPrefixes": ["/details"], "queryKeys": ["article_id"]}
+
+
+def links(**members):
+    value = dict(LINKS)
+    value.update(members)
+    return {k: v for k, v in value.items() if v is not OMIT}
+
+
+REGISTRY_CASES = [
+    ("every member, in the sample's shape",
+     registry_json(app_entry(summary="Articles.", deepLinks=LINKS, iconURL="HTTPS://CDN.example:443/i.png", category="health"),
+                   app_entry("bonus", "http://127.0.0.1:8080/apps/bonus?tenant=demo", title="Bonus"))),
+    ("no apps at all", registry_json()),
+    ("null optional members count as absent",
+     registry_json(app_entry(summary=None, deepLinks=None, iconURL=None, category=None))),
+    ("unknown members are ignored at every level",
+     registry_json(app_entry(extra=1, deepLinks=links(extra=[1])), top={"version": "x"})),
+    ("not JSON", '{"apps": ['),
+    ("apps missing", json.dumps({"app": []})),
+    ("apps not a list", json.dumps({"apps": {}})),
+    ("an entry without title", registry_json(app_entry(title=OMIT))),
+    ("an entry without url", registry_json(app_entry(url=OMIT))),
+    ("an entry with a null id", registry_json(app_entry(app_id=None))),
+    ("a title that is a number", registry_json(app_entry(title=5))),
+    ("a summary that is a number", registry_json(app_entry(summary=5))),
+    ("a category that is a number", registry_json(app_entry(category=5))),
+    ("an iconURL that is a list", registry_json(app_entry(iconURL=["https://cdn.example/i.png"]))),
+    ("deepLinks that is a list", registry_json(app_entry(deepLinks=["navidapro"]))),
+    ("deepLinks without hosts", registry_json(app_entry(deepLinks=links(hosts=OMIT)))),
+    ("deepLinks hosts that is a string", registry_json(app_entry(deepLinks=links(hosts="magazin")))),
+    ("deepLinks queryKeys holding a number", registry_json(app_entry(deepLinks=links(queryKeys=[1])))),
+    ("a type error in a later entry wins over a bad id in an earlier one",
+     registry_json(app_entry(app_id="bad id"), app_entry("b", "https://b.example/", title=1))),
+    ("an invalid id", registry_json(app_entry(app_id="bad id"))),
+    ("a 65-byte id", registry_json(app_entry(app_id="a" * 65))),
+    ("an invalid id and an invalid URL: the id first", registry_json(app_entry(app_id="", url="ftp://x/"))),
+    ("an invalid URL", registry_json(app_entry(url="http://magazin.example/app"))),
+    ("an invalid URL and invalid deep links: the URL first", registry_json(app_entry(url="https://x.example/a;b", deepLinks=links(hosts=[])))),
+    ("invalid deep links and an invalid icon: the deep links first",
+     registry_json(app_entry(deepLinks=links(scheme="https"), iconURL="http://cdn.example/i.png"))),
+    ("an invalid icon and an invalid category: the icon first", registry_json(app_entry(iconURL="javascript:alert(1)", category=""))),
+    ("deep links: scheme http in upper case", registry_json(app_entry(deepLinks=links(scheme="HTTP")))),
+    ("deep links: scheme JavaScript", registry_json(app_entry(deepLinks=links(scheme="JavaScript")))),
+    ("deep links: scheme FILE", registry_json(app_entry(deepLinks=links(scheme="FILE")))),
+    ("deep links: scheme data", registry_json(app_entry(deepLinks=links(scheme="data")))),
+    ("deep links: a scheme starting with a digit", registry_json(app_entry(deepLinks=links(scheme="1app")))),
+    ("deep links: an empty scheme", registry_json(app_entry(deepLinks=links(scheme="")))),
+    ("deep links: a scheme with +, - and . and upper case, lower-cased",
+     registry_json(app_entry(deepLinks=links(scheme="Navida.Pro+x-1", hosts=["Magazin", "a.b-c"])))),
+    ("deep links: only hosts given, defaults for the rest", registry_json(app_entry(deepLinks={"hosts": ["magazin"]}))),
+    ("deep links: no hosts", registry_json(app_entry(deepLinks=links(hosts=[])))),
+    ("deep links: a host with an underscore", registry_json(app_entry(deepLinks=links(hosts=["a_b"])))),
+    ("deep links: an empty host", registry_json(app_entry(deepLinks=links(hosts=[""])))),
+    ("deep links: a non-ASCII host (the Kelvin sign is not k)", registry_json(app_entry(deepLinks=links(hosts=["\u212aiosk"])))),
+    ("deep links: a path prefix without /", registry_json(app_entry(deepLinks=links(pathPrefixes=["details"])))),
+    ("deep links: a path prefix with ..", registry_json(app_entry(deepLinks=links(pathPrefixes=["/a/../b"])))),
+    ("deep links: a path prefix with %", registry_json(app_entry(deepLinks=links(pathPrefixes=["/a%2f"])))),
+    ("deep links: a path prefix with a backslash", registry_json(app_entry(deepLinks=links(pathPrefixes=["/a\\b"])))),
+    ("deep links: an empty query key", registry_json(app_entry(deepLinks=links(queryKeys=[""])))),
+    ("deep links: a query key with =", registry_json(app_entry(deepLinks=links(queryKeys=["a=b"])))),
+    ("icon: plain http off loopback", registry_json(app_entry(iconURL="http://cdn.example/i.png"))),
+    ("icon: http on loopback", registry_json(app_entry(iconURL="http://127.0.0.1:9000/i.png"))),
+    ("icon: userinfo", registry_json(app_entry(iconURL="https://u:p@cdn.example/i.png"))),
+    ("icon: a data URL", registry_json(app_entry(iconURL="data:image/png;base64,AA"))),
+    ("icon: a fragment", registry_json(app_entry(iconURL="https://cdn.example/i.svg#x"))),
+    ("icon: a zero-padded IPv4 host", registry_json(app_entry(iconURL="https://1.2.3.04/i.png"))),
+    ("icon: a query is kept", registry_json(app_entry(iconURL="https://cdn.example/i.png?v=2"))),
+    ("category: 64 bytes", registry_json(app_entry(category="é" * 32))),
+    ("category: 65 bytes", registry_json(app_entry(category="é" * 32 + "x"))),
+    ("category: empty", registry_json(app_entry(category=""))),
+    ("category: a tab", registry_json(app_entry(category="a\tb"))),
+    ("category: U+0085 (a C1 control)", registry_json(app_entry(category="a\u0085b"))),
+    ("category: U+200B (format, not a control) is kept", registry_json(app_entry(category="a\u200bb"))),
+    ("two entries with one id", registry_json(app_entry(), app_entry(url="https://other.example/"))),
+    ("two entries with one canonical URL", registry_json(app_entry(), app_entry("other", "HTTPS://MAGAZIN.example:443/app"))),
+    ("a duplicate before an invalid entry: every entry is checked first",
+     registry_json(app_entry(), app_entry(), app_entry("c", "ftp://c/"))),
+]
+
+
+def registry_vectors():
+    out = []
+    for index, (description, text) in enumerate(REGISTRY_CASES, start=1):
+        try:
+            apps, error = check_registry(text), None
+        except Refused as refusal:
+            apps, error = None, refusal.code
+        out.append({"name": f"r{index:02d}", "description": description, "json": text,
+                    "apps": apps, "expected_error": error})
+    return out
+
+
+def keyring_json(keys, **members) -> str:
+    doc = {k: v for k, v in members.items() if v is not OMIT}
+    doc["keys"] = keys
+    return json.dumps(doc)
+
+
+def key(kid="k1", status="active", secret=None, app_key=None, **extra):
+    entry = {"kid": kid, "status": status}
+    if secret is not None:
+        entry["secret"] = secret
+    if app_key is not None:
+        entry["app_key"] = app_key
+    entry.update(extra)
+    return {k: v for k, v in entry.items() if v is not OMIT}
+
+
+ROOT_TEXT = b64url(fixed("keyring root", 32))
+# 32 bytes are 43 characters: the last one carries two unused bits, here set.
+NON_CANONICAL_ROOT_TEXT = ROOT_TEXT[:-1] + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".index(ROOT_TEXT[-1]) | 1]
+APP_KEY_TEXT = b64url(fixed("keyring app key", 32))
+
+KEYRING_CASES = [
+    ("a launcher keyring without kind", keyring_json([key("2026-10", "verify-only", ROOT_TEXT), key("2026-11", secret=b64url(fixed("r2", 128)))])),
+    ("a launcher keyring with kind, development and a revoked key",
+     keyring_json([key("old", "revoked", ROOT_TEXT), key(secret=b64url(fixed("r2", 64)))], kind="launcher", development=True)),
+    ("an app keyring", keyring_json([key("2026-11", secret=None, app_key=APP_KEY_TEXT)], kind="app", app="healthmagazin")),
+    ("null members count as absent", keyring_json([key(secret=ROOT_TEXT, app_key=None)], kind=None, app=None, development=None)),
+    ("unknown members are ignored, in the file and in a key",
+     keyring_json([key(secret=ROOT_TEXT, created="2026-11-01")], comment="rotated monthly")),
+    ("not JSON", "{"),
+    ("keys missing", json.dumps({"kind": "launcher"})),
+    ("keys null", keyring_json(None)),
+    ("kind other", keyring_json([key(secret=ROOT_TEXT)], kind="partner")),
+    ("kind empty", keyring_json([key(secret=ROOT_TEXT)], kind="")),
+    ("kind a number", keyring_json([key(secret=ROOT_TEXT)], kind=2)),
+    ("development a string", keyring_json([key(secret=ROOT_TEXT)], development="yes")),
+    ("a launcher keyring carrying app", keyring_json([key(secret=ROOT_TEXT)], app="healthmagazin")),
+    ("a launcher keyring (kind given) carrying app", keyring_json([key(secret=ROOT_TEXT)], kind="launcher", app="healthmagazin")),
+    ("an app keyring without app", keyring_json([key(app_key=APP_KEY_TEXT)], kind="app")),
+    ("an app keyring with app a number", keyring_json([key(app_key=APP_KEY_TEXT)], kind="app", app=7)),
+    ("a launcher keyring with app a number", keyring_json([key(secret=ROOT_TEXT)], app=7)),
+    ("a status not one of the three", keyring_json([key(status="disabled", secret=ROOT_TEXT)])),
+    ("a status in upper case", keyring_json([key(status="ACTIVE", secret=ROOT_TEXT)])),
+    ("a key without status", keyring_json([key(status=OMIT, secret=ROOT_TEXT)])),
+    ("a key without kid", keyring_json([key(kid=OMIT, secret=ROOT_TEXT)])),
+    ("a kid that is a number", keyring_json([key(kid=5, secret=ROOT_TEXT)])),
+    ("a launcher key without secret", keyring_json([key()])),
+    ("a launcher key with app_key", keyring_json([key(app_key=ROOT_TEXT)])),
+    ("a launcher key with both", keyring_json([key(secret=ROOT_TEXT, app_key=ROOT_TEXT)])),
+    ("an app key with secret", keyring_json([key(secret=APP_KEY_TEXT)], kind="app", app="healthmagazin")),
+    ("order: a key's bad secret member (shape) wins over an earlier key's bad secret",
+     keyring_json([key("a", secret="!!"), key("b", app_key=ROOT_TEXT)])),
+    ("order: a bad app id wins over an empty key list", keyring_json([], kind="app", app="bad id")),
+    ("order: a shape error wins over a bad app id", keyring_json([key(secret=APP_KEY_TEXT)], kind="app", app="bad id")),
+    ("an app id of 65 bytes", keyring_json([key(app_key=APP_KEY_TEXT)], kind="app", app="a" * 65)),
+    ("no keys", keyring_json([])),
+    ("an invalid kid", keyring_json([key("bad kid", secret=ROOT_TEXT)])),
+    ("a 65-byte kid", keyring_json([key("k" * 65, secret=ROOT_TEXT)])),
+    ("order: a bad kid wins over the same key's bad secret", keyring_json([key("bad kid", secret="x")])),
+    ("order: an earlier key's bad secret wins over a later key's bad kid",
+     keyring_json([key("a", secret="x"), key("bad kid", secret=ROOT_TEXT)])),
+    ("order: a bad secret wins over duplicate kids", keyring_json([key(secret=ROOT_TEXT), key(secret=ROOT_TEXT), key("c", secret="x")])),
+    ("duplicate kids", keyring_json([key(secret=ROOT_TEXT), key(status="revoked", secret=b64url(fixed("r2", 32)))])),
+    ("a root secret of 31 bytes", keyring_json([key(secret=b64url(fixed("short", 31)))])),
+    ("a root secret of 129 bytes", keyring_json([key(secret=b64url(fixed("long", 129)))])),
+    ("a root secret with padding", keyring_json([key(secret=b64url(fixed("pad", 32)) + "=")])),
+    ("a root secret in the standard alphabet",
+     keyring_json([key(secret=base64.b64encode(b"\xfb" + fixed("std", 31)).decode().rstrip("="))])),
+    ("a root secret with non-canonical trailing bits", keyring_json([key(secret=NON_CANONICAL_ROOT_TEXT)])),
+    ("an app key of 33 bytes", keyring_json([key(app_key=b64url(fixed("ak", 33)))], kind="app", app="healthmagazin")),
+    ("an app key of 64 bytes (a valid root secret length)", keyring_json([key(app_key=b64url(fixed("ak", 64)))], kind="app", app="healthmagazin")),
+]
+
+
+def keyring_vectors():
+    out = []
+    for index, (description, text) in enumerate(KEYRING_CASES, start=1):
+        try:
+            summary, error = check_keyring(text), None
+        except Refused as refusal:
+            summary, error = None, refusal.code
+        out.append({"name": f"k{index:02d}", "description": description, "json": text,
+                    "keyring": summary, "expected_error": error})
+    return out
+
+
+COOKIE_CASES = [
+    ("plain http (loopback): the fixed name, scoped to the registered path", "http://127.0.0.1:8080/apps/healthmagazin"),
+    ("plain http with a registered query: the path alone scopes it; the query comes back in Location", "http://127.0.0.1:8080/apps/healthmagazin?tenant=demo"),
+    ("https: the __Host- name with the app id, Path=/ and Secure", "https://magazin.example/apps/healthmagazin"),
+    ("https with a registered query", "https://magazin.example/apps/healthmagazin?tenant=demo&lang=de"),
+    ("https at the root path", "https://magazin.example"),
+]
+COOKIE_APP = "healthmagazin"
+COOKIE_LIFETIME = 1800
+
+
+def cookie_vectors():
+    """SPEC.md 12.3: the session cookie's name and attributes, and the 303's Location, for a
+    launch of COOKIE_APP accepted at each served URL."""
+    out = []
+    for index, (description, served) in enumerate(COOKIE_CASES, start=1):
+        canonical, _ = parse_registered_url(served)
+        scheme, rest = canonical.split("://", 1)
+        path_and_query = rest[rest.index("/"):]
+        path = path_and_query.split("?", 1)[0]
+        if scheme == "https":
+            name = "__Host-webapp_launch_session_" + COOKIE_APP
+            attributes = [f"Max-Age={COOKIE_LIFETIME}", "Path=/", "Secure", "HttpOnly", "SameSite=Lax"]
+        else:
+            name = "webapp_launch_session"
+            attributes = [f"Max-Age={COOKIE_LIFETIME}", f"Path={path}", "HttpOnly", "SameSite=Lax"]
+        out.append({"name": f"c{index:02d}", "description": description, "served_url": served, "app_id": COOKIE_APP,
+                    "session_lifetime": COOKIE_LIFETIME, "cookie_name": name, "attributes": attributes,
+                    "location": path_and_query})
+    return out
+
+
 def main():
     document = {
-        "format": "WebAppLaunch launch token, version 1 (SPEC.md)",
+        "format": "WebAppLaunch launch token, version 2 (SPEC.md)",
         "generator": "scripts/vectors.py (Python, cryptography package; independent of the Swift code)",
         "notes": [
             "All hex is lower case. Integers are JSON numbers; iat and exp are seconds since 1970.",
@@ -802,10 +1370,18 @@ def main():
             "Positive vectors: minting with the given nonce (and IV for sealed) must give exactly the intermediates, token and launch_url; verifying the token at now = iat with a launcher keyring holding secret under kid (or the app keyring of app_id holding app_key under kid), for app_id at registered_url, must give exactly expected.claims.",
             "Negative vectors: a verifier with keyring, for app_id at registered_url, with the default policy (skew 60, maximum lifetime 300, maximum token length 16384 bytes), at now, must reject token (verified alone) or query and form (verified as a request) with expected_error; null means it must accept.",
             "Session vectors: a session sealer for app_id with keyring, at now, must open cookie to exactly payload (payload_hex is its encoding), or to no session when payload is null; when iv_hex is given, sealing payload with it must give exactly cookie.",
+            "URL vectors (SPEC.md 8.1): url parses to exactly canonical, and its host is loopback exactly when loopback is true; canonical null means it is refused (invalid_url).",
+            "Registry vectors (SPEC.md 8.3): the registry file json loads to exactly apps (url and iconURL as canonical text, deepLinks with defaults filled in and lower-cased), or is refused with expected_error.",
+            "Cookie vectors (SPEC.md 12.3): a launch of app_id accepted at served_url with a session lifetime of session_lifetime seconds answers 303 with Location location and sets the cookie cookie_name with exactly attributes, in this order (the order is this server's; it is not significant).",
+            "Keyring vectors (SPEC.md 13): the keyring file json loads to exactly keyring (kind, app, development, kids and statuses in order), or is refused with expected_error.",
         ],
         "vectors": positive_vectors(),
         "negative": negative_vectors(),
         "sessions": session_vectors(),
+        "urls": url_vectors(),
+        "registries": registry_vectors(),
+        "keyrings": keyring_vectors(),
+        "cookies": cookie_vectors(),
     }
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if "--check" in sys.argv:
@@ -818,7 +1394,10 @@ def main():
     with open(OUTPUT, "w", encoding="utf-8") as f:
         f.write(text)
     print(f"wrote {len(document['vectors'])} vectors, {len(document['negative'])} negative vectors, "
-          f"{len(document['sessions'])} session vectors to {os.path.relpath(OUTPUT, ROOT)}")
+          f"{len(document['sessions'])} session vectors, {len(document['urls'])} URL vectors, "
+          f"{len(document['registries'])} registry vectors, {len(document['keyrings'])} keyring vectors, "
+          f"{len(document['cookies'])} cookie vectors "
+          f"to {os.path.relpath(OUTPUT, ROOT)}")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ public struct DeepLinkAllowlist: Sendable, Hashable, Codable {
     ///   - pathPrefixes: The allowed path prefixes; empty allows every path.
     ///   - queryKeys: The allowed query parameter names.
     public init(scheme: String = "navidapro", hosts: [String], pathPrefixes: [String] = [], queryKeys: [String] = []) {
-        self.scheme = scheme.lowercased()
-        self.hosts = hosts.map { $0.lowercased() }
+        self.scheme = Self.asciiLowercased(scheme)
+        self.hosts = hosts.map(Self.asciiLowercased)
         self.pathPrefixes = pathPrefixes
         self.queryKeys = queryKeys
     }
@@ -38,13 +38,22 @@ public struct DeepLinkAllowlist: Sendable, Hashable, Codable {
         )
     }
 
+    /// Lower-cases `A`–`Z` only (SPEC.md §8.3): Unicode lower-casing would turn the Kelvin
+    /// sign into `k` and let a non-ASCII scheme or host pass the ASCII checks.
+    private static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
     private static func isValidHost(_ host: String) -> Bool {
         !host.isEmpty && host.utf8.count <= 253
             && host.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 
     func validate() throws(RegistryError) {
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
+        // A scheme starts with a letter (RFC 3986 and the deep-link parser, URLSyntax.splitScheme),
+        // so an allowlist scheme that no link could carry is refused rather than kept.
+        guard let first = scheme.utf8.first, first.isASCIILetter,
+              scheme.utf8.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
               scheme != "http", scheme != "https", scheme != "javascript", scheme != "data", scheme != "file"
         else {
             throw RegistryError(.invalidAllowlist, "a deep-link scheme must be a custom scheme such as `navidapro`")

@@ -55,11 +55,18 @@ public struct Registry: Sendable {
             throw RegistryError(.invalidJSON, "the registry is not valid JSON of the expected shape")
         }
         var apps: [WebApp] = []
+        // SPEC.md §8.3: each entry in file order, its members in this order: id, url,
+        // deepLinks, iconURL, category (every JSON type was checked above, for all entries).
         for entry in file.apps {
+            guard WebApp.isValidID(entry.id) else {
+                throw RegistryError(.invalidAppID, "an app id must be 1 to \(WebApp.maximumIDLength) characters of [A-Za-z0-9._-]")
+            }
+            let url = try RegisteredURL(entry.url)
+            try entry.deepLinks?.validate()
             var iconURL: URL?
             if let icon = entry.iconURL {
-                guard let parsed = URL(string: icon) else {
-                    throw RegistryError(.invalidIconURL, "the icon of `\(entry.id)` is not a URL")
+                guard let parsed = WebApp.iconURL(icon) else {
+                    throw RegistryError(.invalidIconURL, "the icon of `\(entry.id)` must be an https URL (http only on loopback)")
                 }
                 iconURL = parsed
             }
@@ -67,7 +74,7 @@ public struct Registry: Sendable {
                 id: entry.id,
                 title: entry.title,
                 summary: entry.summary ?? "",
-                url: try RegisteredURL(entry.url),
+                url: url,
                 deepLinks: entry.deepLinks,
                 iconURL: iconURL,
                 category: entry.category ?? WebApp.defaultCategory

@@ -66,19 +66,23 @@ public struct WebApp: Sendable, Hashable {
         self.deepLinks = deepLinks
     }
 
-    /// Whether a URL may be shown as a card's icon: https with a host, or http on a loopback
-    /// host (development); no user info, which would put credentials in every catalogue.
+    /// Whether a URL may be shown as a card's icon: one that parses as a registered URL
+    /// (SPEC.md §8.1: https, or http on a loopback host for development; no userinfo, which
+    /// would put credentials in every catalogue; no fragment).
     /// - Parameter url: The candidate icon URL.
     /// - Returns: `true` when the native app may load it.
     public static func isAcceptableIconURL(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty,
-              url.user == nil, url.password == nil
-        else { return false }
-        switch scheme {
-        case "https": return true
-        case "http": return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host == "::1"
-        default: return false
-        }
+        iconURL(url.absoluteString) != nil
+    }
+
+    /// A registry entry's `iconURL` text as a URL, when it is acceptable: it must parse by
+    /// the registered-URL rules (SPEC.md §8.1), so a second implementation of the registry
+    /// accepts exactly the same icons (Foundation's `URL` parser is no specification).
+    /// - Parameter text: The `iconURL` member's value.
+    /// - Returns: The URL of its canonical text, or `nil` when it is not acceptable.
+    static func iconURL(_ text: String) -> URL? {
+        guard let canonical = try? RegisteredURL(text) else { return nil }
+        return URL(string: canonical.description)
     }
 
     /// Whether a string is acceptable as an app id.

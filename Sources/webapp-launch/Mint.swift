@@ -47,9 +47,8 @@ extension WebAppLaunchCommand {
 
         func validate() throws {
             guard LaunchMode(name: mode) != nil else { throw ValidationError("--mode must be sealed or signed") }
-            guard (1...LaunchSigner.maximumLifetime).contains(ttl) else {
-                throw ValidationError("--ttl must be 1 to \(LaunchSigner.maximumLifetime) seconds")
-            }
+            // --ttl's range is the minter's rule, checked by the signer in SPEC.md §11's order
+            // (`unknown_app` before `invalid_lifetime` and `lifetime_too_long`), not here.
         }
 
         func run() throws {

@@ -68,14 +68,46 @@ struct RegistryOption: ParsableArguments {
     }
 }
 
-/// Reads a URL argument, or standard input when it is `-`.
+/// The longest launch URL (or token) the CLI reads, in bytes: far more than any launch URL
+/// the default policy accepts (a 2048-byte registered URL and a 16384-byte token).
+let maximumURLArgumentBytes = 64 * 1024
+
+/// Reads a URL argument, or standard input when it is `-` (SPEC.md §15.1).
+///
+/// Standard input is read to its end but never more than ``maximumURLArgumentBytes`` plus
+/// three bytes are held; exactly one trailing LF or CR LF (what `mint` and `echo` end with) is
+/// removed and nothing else, so the text verified is the text given.
+/// - Throws: ``LaunchError`` `too_large` for more than ``maximumURLArgumentBytes`` bytes
+///   (argument or input), `malformed` for input that is not UTF-8.
 func readURLArgument(_ argument: String) throws -> String {
-    guard argument == "-" else { return argument }
-    let data = FileHandle.standardInput.readDataToEndOfFile()
-    guard data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
-        throw CommandFailure.configuration("standard input is not a URL")
+    guard argument == "-" else {
+        guard argument.utf8.count <= maximumURLArgumentBytes else {
+            throw LaunchError(.tooLarge, "the URL exceeds \(maximumURLArgumentBytes) bytes")
+        }
+        return argument
     }
-    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    var data = Data()
+    // Bounded: at most the limit, a CR LF and one byte more (already too many) are kept.
+    let keep = maximumURLArgumentBytes + 3
+    while data.count < keep {
+        let chunk = FileHandle.standardInput.readData(ofLength: keep - data.count)
+        if chunk.isEmpty { break }
+        data.append(chunk)
+    }
+    guard data.count < keep else {
+        throw LaunchError(.tooLarge, "standard input exceeds \(maximumURLArgumentBytes) bytes")
+    }
+    if data.last == UInt8(ascii: "\n") {
+        data.removeLast()
+        if data.last == UInt8(ascii: "\r") { data.removeLast() }
+    }
+    guard data.count <= maximumURLArgumentBytes else {
+        throw LaunchError(.tooLarge, "standard input exceeds \(maximumURLArgumentBytes) bytes")
+    }
+    guard let text = String(validating: data, as: UTF8.self) else {
+        throw LaunchError(.malformed, "standard input is not UTF-8")
+    }
+    return text
 }
 
 /// Prints a line to standard error with ``TerminalText/escaped(_:)`` applied, so input it

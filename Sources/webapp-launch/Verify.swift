@@ -9,7 +9,8 @@ extension WebAppLaunchCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a launch URL: key, MAC, time, audience, app and claims (not replay).",
             discussion: """
-            Exit 0 and a summary when valid, exit 1 and the error code when rejected.
+            Exit 0 and a summary when valid, exit 1 and the error code when rejected, exit 2 for
+            usage or configuration (SPEC.md §15). Standard input (-) loses one trailing newline.
             Examples:
               webapp-launch verify "http://127.0.0.1:8080/apps/healthmagazin?launch=…"
               webapp-launch mint … | webapp-launch verify - --json
@@ -25,7 +26,7 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Expected audience (registered URL); default: the URL without launch.")
         var audience: String?
 
-        @Option(name: .long, help: "Expected app id; default: the app registered at the audience.")
+        @Option(name: .long, help: "Expected app id; default: an app keyring's app, else the app registered at the audience (never the token's).")
         var app: String?
 
         @Flag(name: .long, help: "Print the result as JSON.")
@@ -35,17 +36,21 @@ extension WebAppLaunchCommand {
         var reveal = false
 
         func run() throws {
-            let text = try readURLArgument(url)
+            // SPEC.md §15.2: configuration first (exit 2), then the URL's shape (exit 1), then
+            // the defaults worked out from it; the app is never taken from the unverified token.
             let keyring = try keyring.load()
-            let expectedAudience = try expectedAudience(for: text)
-            let registry = try? registry.load()
+            let registry = try registry.load()
+            let configuredAudience = try audience.map(Self.audience(from:))
+            let text: String
+            do {
+                text = try readURLArgument(url)
+            } catch let error as LaunchError {
+                throw rejection(error)
+            }
+            let expectedAudience = try configuredAudience ?? defaultAudience(for: text)
             // An app keyring verifies its own app only: that app is the default.
-            let header = Result { () throws(LaunchError) in try LaunchInspector.unverifiedHeader(of: text) }
-            guard let appID = app ?? keyring.appID ?? registry?.app(at: expectedAudience)?.id ?? (try? header.get().appID) else {
-                // No app to derive keys for, because the launch does not even parse: report
-                // why, as verification would (exit 1), not as a configuration error.
-                if case .failure(let error) = header { throw rejection(error) }
-                throw CommandFailure.configuration("cannot tell which app the launch is for; use --app")
+            guard let appID = app ?? keyring.appID ?? registry.app(at: expectedAudience)?.id else {
+                throw CommandFailure.configuration("no app is registered at \(expectedAudience); use --app")
             }
             let verifier: LaunchVerifier
             do {
@@ -70,19 +75,33 @@ extension WebAppLaunchCommand {
             return CommandFailure.rejected("\(error.code): \(error.reason)")
         }
 
-        private func expectedAudience(for text: String) throws -> RegisteredURL {
+        private static func audience(from text: String) throws -> RegisteredURL {
             do {
-                if let audience { return try RegisteredURL(audience) }
-                // Split as the verifier splits (bytes, bare `launch` pieces included): a URL
-                // with a bare or repeated `launch` is then a rejected launch, not a bad audience.
-                guard let split = LaunchParameters.splittingLaunch(fromURL: text[...]) else {
-                    throw rejection(LaunchError(.malformed, "the URL has no launch parameter"))
-                }
-                return try RegisteredURL(String(split.base) + (split.others.isEmpty ? "" : "?" + split.others.joined(separator: "&")))
-            } catch let failure as CommandFailure {
-                throw failure
+                return try RegisteredURL(text)
             } catch {
-                throw CommandFailure.configuration("audience: \(error)")
+                throw CommandFailure.configuration("--audience: \(error)")
+            }
+        }
+
+        /// The URL without its `launch` pieces, as the audience to expect. The whole-URL shape
+        /// is checked first, as the verifier checks it (a URL without `?` or with `#` is a
+        /// `malformed` launch, exit 1), and the pieces are split as the verifier splits them,
+        /// so a bare or repeated `launch` is a rejected launch too, not a bad audience.
+        private func defaultAudience(for text: String) throws -> RegisteredURL {
+            let split: (base: Substring, others: [Substring])?
+            do {
+                _ = try LaunchParameters.splittingWholeURL(text[...])
+                split = LaunchParameters.splittingLaunch(fromURL: text[...])
+            } catch {
+                throw rejection(error)
+            }
+            guard let split else {
+                throw rejection(LaunchError(.malformed, "the URL has no query"))
+            }
+            do {
+                return try RegisteredURL(String(split.base) + (split.others.isEmpty ? "" : "?" + split.others.joined(separator: "&")))
+            } catch {
+                throw CommandFailure.configuration("the URL without launch is not a registered URL (\(error.reason)); use --audience")
             }
         }
 

@@ -30,8 +30,11 @@ struct MintCommandTests {
         (["--kvnumber", "A123456781"], "invalid_claims"),
         (["--kvnumber", "123456789"], "invalid_claims"),
         (["--app", "nosuchapp"], "unknown_app"),
-        (["--ttl", "301"], "--ttl"),
-        (["--ttl", "0"], "--ttl"),
+        (["--ttl", "301"], "lifetime_too_long"),
+        (["--ttl", "0"], "invalid_lifetime"),
+        (["--app", "nosuchapp", "--ttl", "0"], "unknown_app"),
+        (["--app", "nosuchapp", "--ttl", "301"], "unknown_app"),
+        (["--ttl", "-1"], "--ttl"),
         (["--mode", "bogus"], "--mode"),
         (["--access-token", "has space"], "invalid_claims"),
     ])

@@ -33,7 +33,9 @@ struct ServeCommandTests {
         #expect(demoURLs[0].hasPrefix("http://127.0.0.1:\(port)/apps/healthmagazin?launch="))
         #expect(demoURLs[1].hasPrefix("http://127.0.0.1:\(port)/apps/bonusprogramm?tenant=demo&launch="))
 
-        let verified = try await CLI.run(["verify", demoURLs[0], "--json"])
+        // The sample registry has the app on port 8080, not this one: verify never takes the
+        // app from the token (SPEC.md §15.2), so it is named.
+        let verified = try await CLI.run(["verify", demoURLs[0], "--app", "healthmagazin", "--json"])
         #expect(verified.status == 0, "\(verified)")
         #expect(verified.standardOutput.contains(#""firstname":"\#(Self.demoFirstName)""#))
 

@@ -63,7 +63,7 @@ struct VerifyCommandTests {
         #expect(result.standardOutput.contains(TestUser.accessToken) == reveal)
     }
 
-    @Test("verify - reads the URL from standard input, surrounding whitespace ignored", arguments: ["", "\n", "  \n\n"])
+    @Test("verify - reads the URL from standard input, one trailing LF or CR LF removed (SPEC.md §15.1)", arguments: ["", "\n", "\r\n"])
     func standardInput(trailing: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -14,6 +14,11 @@ struct SharedSyntaxTests {
         ("Magazin.example", false), ("m\u{e4}gazin.example", false), ("127.0.0.08", false), ("127.0.0.1.", false),
         ("0127.0.0.1", false), ("256.0.0.1", false), ("2130706433", false), ("127.1", false), ("[]", false), ("[::g]", false),
         ("[::1", false), (String(repeating: "a", count: 64) + ".example", false),
+        // Issue 32: a host whose last label is a number (digits, or 0x and hex digits) must be
+        // a canonical IPv4 address; the labels before it are no exception (a non-digit one
+        // once trapped the octet arithmetic).
+        ("0x7f.0.0.1", false), ("1.2.3.0x4", false), ("example.123", false), ("example.0x", false), ("-.-.-.1", false),
+        ("a.b.c.1", false), ("123.example", true), ("example.0xg", true), ("0x7f.example", true),
     ])
     func hosts(host: String, valid: Bool) {
         #expect(URLSyntax.isValidHost(host) == valid)
@@ -31,6 +36,7 @@ struct SharedSyntaxTests {
     @Test("authorities: ports 1 to 65535, the default dropped, IPv6 ports after the bracket", arguments: [
         ("magazin.example", "https", "magazin.example", nil), ("MAGAZIN.example:443", "https", "magazin.example", nil),
         ("a.example:8443", "https", "a.example", 8443), ("localhost:80", "http", "localhost", nil), ("[::1]:9000", "http", "[::1]", 9000),
+        ("a.example:0443", "https", "a.example", nil), ("a.example:08443", "https", "a.example", 8443),
     ] as [(String, String, String, Int?)])
     func authorities(authority: String, scheme: String, host: String, port: Int?) throws {
         let parsed = try URLSyntax.parseAuthority(authority[...], scheme: scheme)
@@ -47,6 +53,7 @@ struct SharedSyntaxTests {
     /// on every host: a host one refuses, the other refuses.
     @Test("RegisteredURL and the navigation policy's origin parser agree on hosts", arguments: [
         "magazin.example", "127.0.0.08", "0x7f.0.0.1", "2130706433", "a_b.example", "xn--mgazin-bua.example", "m\u{e4}gazin.example",
+        "example.123", "1.2.3.0x4", "123.example",
     ])
     func parsersAgree(host: String) throws {
         let valid = URLSyntax.isValidHost(host)

@@ -163,15 +163,29 @@ public struct Keyring: Sendable {
         default:
             throw KeyringError(.invalidJSON, "the keyring's kind must be launcher or app")
         }
-        var keys: [KeyringKey] = []
+        // SPEC.md §13: the errors in this order. Every shape rule first (above: types, kind,
+        // app; here: each key's secret member), then the app id, then the keys one by one.
         for entry in file.keys {
             // A launcher keyring's keys carry `secret`, an app keyring's `app_key`; never both,
             // so a root secret is never taken for an app key or the other way round.
-            guard let text = isApp ? entry.appKey : entry.secret, (isApp ? entry.secret : entry.appKey) == nil else {
+            guard (isApp ? entry.appKey : entry.secret) != nil, (isApp ? entry.secret : entry.appKey) == nil else {
                 throw KeyringError(.invalidJSON, "each key of \(isApp ? "an app" : "a launcher") keyring needs `\(isApp ? "app_key" : "secret")` and nothing else")
             }
-            guard let bytes = Base64URL.decode(text) else {
+        }
+        if isApp, let app = file.app, !IdentifierSyntax.isValid(app) {
+            throw KeyringError(.invalidAppID, "an app id must be 1 to 64 characters of [A-Za-z0-9._-]")
+        }
+        guard !file.keys.isEmpty else { throw KeyringError(.empty, "a keyring needs at least one key") }
+        var keys: [KeyringKey] = []
+        for entry in file.keys {
+            guard KeyringKey.isValidKeyID(entry.kid) else {
+                throw KeyringError(.invalidKeyID, "a kid must be 1 to \(KeyringKey.maximumKeyIDLength) characters of [A-Za-z0-9._-]")
+            }
+            guard let text = isApp ? entry.appKey : entry.secret, let bytes = Base64URL.decode(text) else {
                 throw KeyringError(.invalidSecret, "the secret of `\(entry.kid)` is not unpadded base64url")
+            }
+            if isApp && bytes.count != Self.appKeyByteCount {
+                throw KeyringError(.invalidSecret, "the app key of `\(entry.kid)` must be \(Self.appKeyByteCount) bytes")
             }
             keys.append(try KeyringKey(kid: entry.kid, status: entry.status, secret: try KeySecret(bytes: bytes)))
         }

@@ -80,6 +80,24 @@ public struct LaunchParameters: Sendable, Hashable {
         return LaunchParameterPieces(text).contains(where: isLaunchPiece)
     }
 
+    /// A whole launch URL split at its first `?`, after the check every whole URL gets before
+    /// anything else (SPEC.md §11, "Whole launch URL"): it must contain `?` and no `#`.
+    ///
+    /// The one place that rule lives: the verifier's ``LaunchVerifier/verify(url:now:)`` and
+    /// the CLI (which works out its default audience from the URL, so it must ask first).
+    /// Delimiters are bytes: a `?` or `#` followed by a combining mark is one Character, and a
+    /// search by Character would miss it.
+    /// - Parameter url: A launch URL's text.
+    /// - Returns: The text before the first `?` and the query after it.
+    /// - Throws: `malformed` for a URL without `?` or with `#`.
+    package static func splittingWholeURL(_ url: Substring) throws(LaunchError) -> (base: Substring, query: Substring) {
+        let bytes = url.utf8
+        guard let questionMark = bytes.firstIndex(of: UInt8(ascii: "?")), !bytes.contains(UInt8(ascii: "#")) else {
+            throw LaunchError(.malformed, "the URL has no query or carries a fragment")
+        }
+        return (Substring(bytes[..<questionMark]), Substring(bytes[bytes.index(after: questionMark)...]))
+    }
+
     /// A URL's text split at its first `?` into the part before it and the query's pieces
     /// other than `launch` (for the CLI, which derives the registered URL from a launch URL).
     /// - Parameter url: A launch URL's text.

@@ -90,16 +90,10 @@ public struct LaunchVerifier: Sendable {
     ///   - now: The current time.
     /// - Returns: The verified launch.
     public func verify(url: String, now: Date) throws(LaunchError) -> VerifiedLaunch {
-        // Delimiters are bytes, as everywhere in the URL grammar: a `?` or `#` followed by a
-        // combining mark is one Character, and a search by Character would miss it.
-        let bytes = url.utf8
-        guard let questionMark = bytes.firstIndex(of: UInt8(ascii: "?")), !bytes.contains(UInt8(ascii: "#")) else {
-            throw LaunchError(.malformed, "the URL has no query or carries a fragment")
-        }
-        let query = Substring(bytes[bytes.index(after: questionMark)...])
+        let (baseText, query) = try LaunchParameters.splittingWholeURL(url[...])
         let parameters = try LaunchParameters(query: query)
         let launch = try verify(token: parameters.token, otherQueryParameters: parameters.otherQueryParameters, now: Self.seconds(now))
-        var base = String(decoding: bytes[..<questionMark], as: UTF8.self)
+        var base = String(baseText)
         if !parameters.otherQueryParameters.isEmpty { base += "?" + parameters.otherQueryParameters.joined(separator: "&") }
         guard (try? RegisteredURL(base))?.description == launch.header.audience else {
             throw LaunchError(.wrongAudience, "the URL is not the token's registered URL")

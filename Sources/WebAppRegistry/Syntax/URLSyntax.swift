@@ -34,11 +34,14 @@ package enum URLSyntax {
     }
 
     /// Checks a lower-case host: a DNS name (labels of `[a-z0-9-]`), an IPv4 address in
-    /// canonical dotted decimal, or a bracketed IPv6 address.
+    /// canonical dotted decimal, or a bracketed IPv6 address (SPEC.md §8.1 rules 5 and 6).
     ///
-    /// A host made only of digits and dots must be a canonical IPv4 address: `127.0.0.08`,
-    /// `0x7f.1` or `2130706433` are read differently by different resolvers (octal, hex,
-    /// a name lookup), so they are refused rather than trusted to mean what they look like.
+    /// A host whose last label is a number (all digits, or `0x` and hex digits) is read as
+    /// an IPv4 address by browsers (the WHATWG URL standard's "ends in a number"), in
+    /// whatever base its labels suggest: `127.0.0.08`, `0x7f.0.0.1`, `1.2.3` or `2130706433`
+    /// reach an address that the text does not show, and `example.123` is no URL at all. So
+    /// such a host must be an IPv4 address in its one canonical form, four decimal octets
+    /// without leading zeros, or it is refused rather than trusted to mean what it looks like.
     /// - Parameter host: The host, already lower case.
     package static func isValidHost(_ host: some StringProtocol) -> Bool {
         let bytes = Array(host.utf8)
@@ -48,7 +51,7 @@ package enum URLSyntax {
             return bytes.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
         }
         let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        if labels.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }) {
+        if let last = labels.last, isNumericLabel(last) {
             return isCanonicalIPv4(labels)
         }
         return labels.allSatisfy { label in
@@ -57,10 +60,18 @@ package enum URLSyntax {
         }
     }
 
+    /// Whether a label reads as a number to a URL parser: one or more digits, or `0x`
+    /// followed by hex digits (none included).
+    private static func isNumericLabel(_ label: some Collection<UInt8>) -> Bool {
+        if !label.isEmpty && label.allSatisfy(\.isASCIIDigit) { return true }
+        return label.starts(with: "0x".utf8) && label.dropFirst(2).allSatisfy(\.isHexDigit)
+    }
+
     /// Four decimal octets 0 to 255 without leading zeros.
     private static func isCanonicalIPv4(_ labels: [some Collection<UInt8>]) -> Bool {
         labels.count == 4 && labels.allSatisfy { octet in
-            !octet.isEmpty && octet.count <= 3 && (octet.count == 1 || octet.first != UInt8(ascii: "0"))
+            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCIIDigit)
+                && (octet.count == 1 || octet.first != UInt8(ascii: "0"))
                 && octet.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
         }
     }

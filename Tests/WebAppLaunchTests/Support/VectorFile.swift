@@ -105,9 +105,69 @@ struct VectorFile: Decodable, Sendable {
         let cookie: String
     }
 
+    /// A registered URL (SPEC.md §8.1): its canonical text and loopback verdict, or `nil` for both when refused.
+    struct URLCase: Decodable, Sendable {
+        let name: String
+        let description: String
+        let url: String
+        let canonical: String?
+        let loopback: Bool?
+    }
+
+    /// A registry entry as loaded (SPEC.md §8.3), with defaults filled in.
+    struct RegistryApp: Decodable, Sendable, Equatable {
+        struct Links: Decodable, Sendable, Equatable {
+            let scheme: String
+            let hosts: [String]
+            let pathPrefixes: [String]
+            let queryKeys: [String]
+        }
+        let id: String
+        let title: String
+        let summary: String
+        let url: String
+        let deepLinks: Links?
+        let iconURL: String?
+        let category: String
+    }
+
+    /// A registry file and what it loads to, or its error code.
+    struct RegistryCase: Decodable, Sendable {
+        let name: String
+        let description: String
+        let json: String
+        let apps: [RegistryApp]?
+        let expected_error: String?
+    }
+
+    /// What a keyring file holds (SPEC.md §13), secrets aside.
+    struct KeyringSummary: Decodable, Sendable, Equatable {
+        struct Key: Decodable, Sendable, Equatable {
+            let kid: String
+            let status: String
+        }
+        let kind: String
+        let app: String?
+        let development: Bool
+        let keys: [Key]
+    }
+
+    /// A keyring file and what it loads to, or its error code.
+    struct KeyringCase: Decodable, Sendable {
+        let name: String
+        let description: String
+        let json: String
+        let keyring: KeyringSummary?
+        let expected_error: String?
+    }
+
+    let format: String
     let vectors: [Vector]
     let negative: [Negative]
     let sessions: [Session]
+    let urls: [URLCase]
+    let registries: [RegistryCase]
+    let keyrings: [KeyringCase]
 
     static let shared: VectorFile = {
         let url = Bundle.module.url(forResource: "vectors", withExtension: "json", subdirectory: "Vectors")!
