@@ -44,7 +44,8 @@ public struct Registry: Sendable {
     }
 
     /// Decodes a registry from JSON: `{"apps": [{"id", "title", "summary", "url", "deepLinks",
-    /// "iconURL", "category"}]}`; `summary`, `deepLinks`, `iconURL` and `category` are optional.
+    /// "iconURL", "category", "accessToken"}]}`; `summary`, `deepLinks`, `iconURL`, `category` and
+    /// `accessToken` (see ``PartnerAccessToken``) are optional.
     /// - Parameter json: The JSON bytes.
     /// - Throws: ``RegistryError`` for malformed JSON or invalid entries.
     public init(json: Data) throws(RegistryError) {
@@ -77,7 +78,8 @@ public struct Registry: Sendable {
                 url: url,
                 deepLinks: entry.deepLinks,
                 iconURL: iconURL,
-                category: entry.category ?? WebApp.defaultCategory
+                category: entry.category ?? WebApp.defaultCategory,
+                accessToken: entry.accessToken ?? .none
             ))
         }
         try self.init(apps: apps)
@@ -103,6 +105,7 @@ private struct RegistryFile: Decodable {
         let deepLinks: DeepLinkAllowlist?
         let iconURL: String?
         let category: String?
+        let accessToken: PartnerAccessToken?
     }
     let apps: [Entry]
 }

@@ -17,6 +17,9 @@ public struct WebApp: Sendable, Hashable {
     public let iconURL: URL?
     /// The card's category, for grouping in the native app's catalogue.
     public let category: String
+    /// What access token the app's launches carry: none, or one exchanged for the app
+    /// (never the native app's own token).
+    public let accessToken: PartnerAccessToken
 
     /// The category of an app whose registry entry names none.
     public static let defaultCategory = "general"
@@ -35,7 +38,8 @@ public struct WebApp: Sendable, Hashable {
     ///   - deepLinks: The deep-link allowlist, if the app may open any.
     ///   - iconURL: The card's icon: https, or http on a loopback host.
     ///   - category: The card's category: 1 to 64 bytes without control characters.
-    /// - Throws: ``RegistryError`` for a bad id, allowlist, icon URL or category.
+    ///   - accessToken: What access token its launches carry (default: none).
+    /// - Throws: ``RegistryError`` for a bad id, allowlist, icon URL, category or access token.
     public init(
         id: String,
         title: String,
@@ -43,7 +47,8 @@ public struct WebApp: Sendable, Hashable {
         url: RegisteredURL,
         deepLinks: DeepLinkAllowlist? = nil,
         iconURL: URL? = nil,
-        category: String = WebApp.defaultCategory
+        category: String = WebApp.defaultCategory,
+        accessToken: PartnerAccessToken = .none
     ) throws(RegistryError) {
         guard Self.isValidID(id) else {
             throw RegistryError(.invalidAppID, "an app id must be 1 to \(Self.maximumIDLength) characters of [A-Za-z0-9._-]")
@@ -57,6 +62,8 @@ public struct WebApp: Sendable, Hashable {
         else {
             throw RegistryError(.invalidCategory, "the category of `\(id)` must be 1 to \(Self.maximumCategoryLength) bytes without control characters")
         }
+        try accessToken.validate()
+        self.accessToken = accessToken
         self.iconURL = iconURL
         self.category = category
         self.id = id

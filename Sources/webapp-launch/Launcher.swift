@@ -18,9 +18,13 @@ extension WebAppLaunchCommand {
             GET /v1/catalogue: the registered apps as cards (ETag, Cache-Control).
             POST /v1/launches with Authorization: Bearer <access token> and {"app": "ID"}: 201 {"url", "expires_at"};
             401 invalid token, 403 missing scope or claim, 404 unknown app, 422 bad body, 429 rate limit,
-            503 identity provider unavailable (nothing is minted).
-            Names and KVNR come only from the identity provider (userinfo, or RFC 7662 introspection).
-            --client-secret takes env:NAME, file:PATH or - (standard input): never the secret itself on argv.
+            503 identity provider unavailable or token exchange failed (nothing is minted).
+            Names and KVNR come only from the identity provider (userinfo, RFC 7662 introspection, or RFC 9068 JWT access tokens).
+            Only tokens issued to the native app (--accepted-client-id) for the launcher (--audience) are accepted
+            (introspection or --jwks-uri; userinfo cannot tell, and needs development keys). A launch carries what
+            the app's registry entry says: no token, or one exchanged for that app at --token-endpoint (RFC 8693).
+            --client-secret (introspection and token exchange) takes env:NAME, file:PATH or - (standard input):
+            never the secret itself on argv.
             Examples:
               webapp-launch launcher --issuer http://127.0.0.1:9400
               webapp-launch launcher --host 0.0.0.0 --keyring /etc/webapp-launch/launcher.keyring.json \\
@@ -47,8 +51,23 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "The launcher's client id for introspection.")
         var clientID: String?
 
-        @Option(name: .long, help: "The launcher's client secret for introspection: env:NAME, file:PATH or - (stdin). Default: env:WEBAPP_LAUNCH_CLIENT_SECRET.")
+        @Option(name: .long, help: "The launcher's client secret (introspection, token exchange): env:NAME, file:PATH or - (stdin). Default: env:WEBAPP_LAUNCH_CLIENT_SECRET.")
         var clientSecret: String = "env:WEBAPP_LAUNCH_CLIENT_SECRET"
+
+        @Option(name: .long, help: "Verify RFC 9068 JWT access tokens locally against the issuer's key set at this URL (instead of userinfo).")
+        var jwksURI: String?
+
+        @Option(name: .long, help: "The native app's OAuth client id: only tokens issued to it are accepted (repeatable).")
+        var acceptedClientID: [String] = []
+
+        @Option(name: .long, help: "The launcher's audience at the provider: only tokens naming it in aud are accepted.")
+        var audience: String?
+
+        @Option(name: .long, help: "The provider's token endpoint for RFC 8693 token exchange (apps whose entry asks for an exchanged token; needs --client-id and a secret).")
+        var tokenEndpoint: String?
+
+        @Flag(name: .long, help: "Development only: put the app's own token into every launch (needs development keys, which are loopback only).")
+        var developmentPassThroughToken = false
 
         @Option(name: .long, help: "Claim holding the first name.")
         var givenNameClaim: String = "given_name"
@@ -87,9 +106,10 @@ extension WebAppLaunchCommand {
                 }
                 guard clientID != nil else { throw ValidationError("--introspection-endpoint requires --client-id") }
             }
-            if !requiredScope.isEmpty && introspectionEndpoint == nil {
-                throw ValidationError("--required-scope needs --introspection-endpoint: userinfo does not report scopes")
+            if !requiredScope.isEmpty && introspectionEndpoint == nil && jwksURI == nil {
+                throw ValidationError("--required-scope needs --introspection-endpoint or --jwks-uri: userinfo does not report scopes")
             }
+            try validateTokenBinding()
             guard (0...300).contains(userinfoCacheSeconds) else { throw ValidationError("--userinfo-cache-seconds must be 0 to 300") }
             guard (1...600).contains(rateLimit) else { throw ValidationError("--rate-limit must be 1 to 600") }
             guard (1...30).contains(providerTimeout) else { throw ValidationError("--provider-timeout must be 1 to 30") }
@@ -99,13 +119,16 @@ extension WebAppLaunchCommand {
         func run() async throws {
             logging.bootstrap()
             // Secrets first: an unreadable env:/file: fails before anything else.
-            let secret = try introspectionEndpoint.map { _ in try SecretArgument(clientSecret, option: "--client-secret") }
+            let secret = try (introspectionEndpoint ?? tokenEndpoint).map { _ in try SecretArgument(clientSecret, option: "--client-secret") }
             let registry = try registry.load()
             // Development keys mint only for loopback apps, on a loopback address.
             let keyring = try keyring.load(bindHost: host, publicURLs: registry.apps.map(\.url))
+            try checkTokenBinding(keyring: keyring, registry: registry)
             // Everything that can refuse the configuration runs before the HTTP client exists:
             // a client must be shut down before it is released.
             let signer = try LaunchSigner(keyring: keyring, registry: registry)  // not_launcher_keyring: exit 2
+            let exchangeSecret = tokenEndpoint.flatMap { _ in secret?.value }
+            let policy = NativeAppTokenPolicy(clientIDs: Set(acceptedClientID), audience: audience ?? "")
             let introspection = introspectionEndpoint.flatMap { endpoint in
                 clientID.flatMap { id in secret.map { (endpoint: URL(string: endpoint)!, clientID: id, secret: $0.value) } }
             }
@@ -117,9 +140,12 @@ extension WebAppLaunchCommand {
                     endpoint: introspection.endpoint,
                     clientID: introspection.clientID,
                     clientSecret: introspection.secret,
+                    policy: policy,
                     httpClient: httpClient,
                     timeout: timeout
                 )
+            } else if let jwksURI, let jwksURL = URL(string: jwksURI) {
+                provider = JWTAccessTokenProvider(issuer: issuer, jwksURL: jwksURL, policy: policy, httpClient: httpClient, timeout: timeout)
             } else {
                 provider = OpenIDUserInfoProvider(issuer: URL(string: issuer)!, httpClient: httpClient, timeout: timeout)
             }
@@ -130,6 +156,10 @@ extension WebAppLaunchCommand {
                 cache: userinfoCacheSeconds > 0 ? UserInfoCache(maximumAge: .seconds(userinfoCacheSeconds)) : nil,
                 rateLimiter: SubjectRateLimiter(capacity: rateLimit, refillInterval: .milliseconds(60_000 / rateLimit)),
                 providerLimit: ProviderRequestLimit(maximum: maxProviderRequests),
+                tokenExchanger: zip(tokenEndpoint.flatMap(URL.init(string:)), clientID, exchangeSecret).map { endpoint, id, secret in
+                    OAuthTokenExchanger(tokenEndpoint: endpoint, clientID: id, clientSecret: secret, httpClient: httpClient, timeout: timeout)
+                },
+                tokenForwarding: developmentPassThroughToken ? .developmentPassThrough : .asRegistered,
                 logger: Logger(label: "webapp-launch.launcher")
             )
             let host = self.host
@@ -160,6 +190,53 @@ extension WebAppLaunchCommand {
                 throw CommandFailure.configuration("the launcher stopped: \(error)")
             }
             try? await httpClient.shutdown()
+        }
+
+        /// The options of issue 30: which tokens are accepted, and how partners get theirs.
+        private func validateTokenBinding() throws {
+            if introspectionEndpoint != nil && jwksURI != nil {
+                throw ValidationError("--introspection-endpoint and --jwks-uri are two ways to confirm a token: give one")
+            }
+            if let jwksURI {
+                guard let url = URL(string: jwksURI), IssuerURL.isAcceptable(url) else {
+                    throw ValidationError("--jwks-uri must be an https URL (http only on loopback)")
+                }
+            }
+            if introspectionEndpoint != nil || jwksURI != nil {
+                guard !acceptedClientID.isEmpty, !acceptedClientID.contains(where: \.isEmpty) else {
+                    throw ValidationError("--introspection-endpoint and --jwks-uri need --accepted-client-id: the native app's client id")
+                }
+                guard let audience, !audience.isEmpty else {
+                    throw ValidationError("--introspection-endpoint and --jwks-uri need --audience: the launcher's audience")
+                }
+            }
+            if let tokenEndpoint {
+                guard let url = URL(string: tokenEndpoint), IssuerURL.isAcceptable(url) else {
+                    throw ValidationError("--token-endpoint must be an https URL (http only on loopback)")
+                }
+                guard clientID != nil else { throw ValidationError("--token-endpoint requires --client-id: the launcher's own client") }
+            }
+        }
+
+        /// Refusals that need the loaded keyring and registry.
+        private func checkTokenBinding(keyring: Keyring, registry: Registry) throws {
+            if developmentPassThroughToken && !keyring.isDevelopment {
+                throw CommandFailure.configuration("--development-pass-through-token needs development keys: a production launch never carries the app's own token")
+            }
+            if introspectionEndpoint == nil && jwksURI == nil && !keyring.isDevelopment {
+                throw CommandFailure.configuration(
+                    "userinfo cannot tell which client a token was issued to: with production keys use --introspection-endpoint or --jwks-uri, with --accepted-client-id and --audience"
+                )
+            }
+            let exchanged = registry.apps.filter { if case .exchanged = $0.accessToken { true } else { false } }
+            if let first = exchanged.first, tokenEndpoint == nil, !developmentPassThroughToken {
+                throw CommandFailure.configuration("the registry asks for an exchanged token for `\(first.id)`: configure --token-endpoint")
+            }
+        }
+
+        private func zip<A, B, C>(_ a: A?, _ b: B?, _ c: C?) -> (A, B, C)? {
+            guard let a, let b, let c else { return nil }
+            return (a, b, c)
         }
     }
 }

@@ -144,7 +144,8 @@ struct BoundaryMatrixTests {
     func secretOptionsReadReferences(entry: EntryPoint, option: String) async throws {
         var arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort()).filter { $0 != "--replay" && $0 != "memory" }
         if entry == .launcher {
-            arguments += ["--introspection-endpoint", "http://127.0.0.1:9/introspect", "--client-id", "launcher"]
+            arguments += ["--introspection-endpoint", "http://127.0.0.1:9/introspect", "--client-id", "launcher",
+                          "--accepted-client-id", "native-app", "--audience", "launcher"]
         }
         arguments += [option, "env:WEBAPP_LAUNCH_TEST_UNSET_SECRET"]
         try await Self.expectRefusal(arguments, mentioning: [option, "WEBAPP_LAUNCH_TEST_UNSET_SECRET"], environment: ["WEBAPP_LAUNCH_TEST_UNSET_SECRET": ""])
@@ -164,7 +165,7 @@ struct BoundaryMatrixTests {
                 let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
                 // Judged by the option's name: what it carries, not what its help mentions.
                 let text = names.joined(separator: " ").lowercased()
-                let looksSecret = ["token", "secret", "password", "replay", "database", "credential", "dsn", "api-key"].contains { text.contains($0) }
+                let looksSecret = ["access-token", "bearer", "secret", "password", "replay", "database", "credential", "dsn", "api-key"].contains { text.contains($0) }
                 guard looksSecret, let long = names.first(where: { $0.count > 1 }) else { continue }
                 secretOptions.append((name, "--" + long))
                 let help = (argument["abstract"] as? String ?? "")

@@ -43,11 +43,42 @@ struct LauncherCommandTests {
         ["launcher", "--issuer", "https://login.example", "--introspection-endpoint", "https://login.example/introspect"],
         ["launcher", "--issuer", "https://login.example", "--host", "0.0.0.0"],
         ["launcher", "--issuer", "https://login.example", "--max-provider-requests", "0"],
+        // Issue 30: a confirming mode needs the native app's client ids and the launcher's audience.
+        ["launcher", "--issuer", "https://login.example", "--jwks-uri", "https://login.example/jwks"],
+        ["launcher", "--issuer", "https://login.example", "--jwks-uri", "https://login.example/jwks", "--accepted-client-id", "app"],
+        ["launcher", "--issuer", "https://login.example", "--jwks-uri", "http://login.example/jwks", "--accepted-client-id", "app", "--audience", "a"],
+        ["launcher", "--issuer", "https://login.example", "--introspection-endpoint", "https://login.example/introspect", "--client-id", "l",
+         "--accepted-client-id", "app"],
+        ["launcher", "--issuer", "https://login.example", "--introspection-endpoint", "https://login.example/introspect", "--client-id", "l",
+         "--jwks-uri", "https://login.example/jwks", "--accepted-client-id", "app", "--audience", "a"],
+        ["launcher", "--issuer", "https://login.example", "--token-endpoint", "https://login.example/token"],
+        ["launcher", "--issuer", "https://login.example", "--token-endpoint", "http://login.example/token", "--client-id", "l"],
         ["launcher"],
     ])
     func refuses(arguments: [String]) async throws {
         let result = try await CLI.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.errorLines.count == 1, "\(result)")
+    }
+
+    @Test("With production keys, launcher refuses userinfo (it cannot tell whose token it is), the token pass-through, and an exchanged-token app without --token-endpoint")
+    func refusesUnboundTokensWithProductionKeys() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try await makeKeyring(in: directory, development: false)
+        let registry = directory.path("registry.json")
+        try Data(#"{"apps": [{"id": "a", "title": "A", "url": "https://a.example/", "accessToken": {"exchange": {"audience": "urn:a"}}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: registry))
+        let base = ["launcher", "--keyring", keyring, "--registry", registry, "--issuer", "https://login.example"]
+        let bound = ["--jwks-uri", "https://login.example/jwks", "--accepted-client-id", "app", "--audience", "urn:launcher"]
+        for (arguments, words) in [
+            (base, "userinfo"),
+            (base + bound + ["--development-pass-through-token"], "development"),
+            (base + bound, "--token-endpoint"),
+        ] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 2, "\(result)")
+            #expect(result.standardError.contains(words), "\(result)")
+        }
     }
 }

@@ -32,6 +32,7 @@ struct IntrospectionProviderTests {
             endpoint: URL(string: "http://127.0.0.1:\(port)/introspect")!,
             clientID: "launcher",
             clientSecret: "s3cret:with&odd chars",
+            policy: NativeAppTokenPolicy(clientIDs: ["native-ios", "native-android"], audience: "https://launcher.example"),
             httpClient: client,
             now: { now }
         )
@@ -41,7 +42,7 @@ struct IntrospectionProviderTests {
     func active() async throws {
         let seen = Seen()
         let exp = Int(Date().timeIntervalSince1970) + 600
-        let answer = #"{"active":true,"sub":"u1","scope":"openid webapps:launch","exp":\#(exp),"given_name":"Ada","family_name":"Lovelace","kvnr":"A123456780"}"#
+        let answer = #"{"active":true,"token_type":"Bearer","client_id":"native-ios","aud":["https://launcher.example","other"],"sub":"u1","scope":"openid webapps:launch","exp":\#(exp),"given_name":"Ada","family_name":"Lovelace","kvnr":"A123456780"}"#
         try await Self.endpoint(answer: answer, seen: seen).test(.live) { fake in
             let client = IdentityProviderHTTPClient.make()
             let identity = try await Self.provider(port: try #require(fake.port), client: client).identity(forAccessToken: "tok+en/=")
@@ -57,8 +58,18 @@ struct IntrospectionProviderTests {
         }
     }
 
-    @Test("An inactive or expired token is refused", arguments: [
-        #"{"active":false}"#, #"{"active":"true","sub":"u1"}"#, #"{"active":true,"sub":"u1","exp":1000}"#,
+    static let good = #""token_type":"Bearer","client_id":"native-android","sub":"u1","exp":99999999999"#
+
+    @Test("An inactive, expired, misissued or non-access token is refused", arguments: [
+        #"{"active":false}"#, #"{"active":"true",\#(IntrospectionProviderTests.good)}"#,
+        #"{"active":true,"token_type":"Bearer","client_id":"native-android","sub":"u1","exp":1000}"#,
+        #"{"active":true,"token_type":"Bearer","client_id":"native-android","sub":"u1"}"#,
+        #"{"active":true,"token_type":"refresh_token","client_id":"native-android","sub":"u1","exp":99999999999}"#,
+        #"{"active":true,"client_id":"native-android","sub":"u1","exp":99999999999}"#,
+        #"{"active":true,"token_type":"Bearer","client_id":"other-client","sub":"u1","exp":99999999999}"#,
+        #"{"active":true,"token_type":"Bearer","sub":"u1","exp":99999999999}"#,
+        #"{"active":true,\#(IntrospectionProviderTests.good),"aud":"https://partner.example"}"#,
+        #"{"active":true,\#(IntrospectionProviderTests.good),"aud":["https://partner.example"]}"#,
     ])
     func inactive(answer: String) async throws {
         try await Self.endpoint(answer: answer, seen: Seen()).test(.live) { fake in
@@ -86,7 +97,7 @@ struct IntrospectionProviderTests {
 
     @Test("Through the launcher, a required scope from introspection admits the launch, its absence is 403")
     func requiredScope() async throws {
-        let answer = #"{"active":true,"sub":"u1","scope":"openid","given_name":"Ada","family_name":"Lovelace","kvnr":"A123456780"}"#
+        let answer = #"{"active":true,\#(Self.good),"scope":"openid","given_name":"Ada","family_name":"Lovelace","kvnr":"A123456780"}"#
         try await Self.endpoint(answer: answer, seen: Seen()).test(.live) { fake in
             let client = IdentityProviderHTTPClient.make()
             let provider = Self.provider(port: try #require(fake.port), client: client)

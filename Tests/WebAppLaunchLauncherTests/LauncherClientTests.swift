@@ -50,7 +50,9 @@ struct LauncherClientTests {
             try await app.test(.live) { client in
                 TestTrace.note("launcher client: launcher listening")
                 let launcher = try LauncherClient(baseURL: URL(string: "http://127.0.0.1:\(try #require(client.port))/")!)
-                await #expect(throws: LauncherClientError.invalidToken) {
+                // oidc-provider-mock answers an unknown token with 400 access_denied, which is no
+                // verdict on the token (RFC 6750 says 401 or invalid_token): 503, nothing minted.
+                await #expect(throws: LauncherClientError.unavailable(status: 503)) {
                     _ = try await launcher.launchURL(for: "healthmagazin", accessToken: "not-a-token-the-provider-issued")
                 }
                 await #expect(throws: LauncherClientError.unknownApp) {
@@ -73,6 +75,17 @@ struct LauncherClientTests {
                 await #expect(throws: LauncherClientError.unavailable(status: 503)) {
                     _ = try await fresh.launchURL(for: "bonusprogramm", accessToken: "another-token")
                 }
+            }
+        }
+    }
+
+    @Test("A token the provider refuses (401) is LauncherClientError.invalidToken")
+    func refusedTokenIsInvalidToken() async throws {
+        let app = LauncherFixtures.application(LauncherFixtures.service(provider: StubIdentityProvider(.failure(.invalidToken))))
+        try await app.test(.live) { client in
+            let launcher = try LauncherClient(baseURL: URL(string: "http://127.0.0.1:\(try #require(client.port))/")!)
+            await #expect(throws: LauncherClientError.invalidToken) {
+                _ = try await launcher.launchURL(for: "healthmagazin", accessToken: "not-a-token-the-provider-issued")
             }
         }
     }

@@ -22,7 +22,7 @@ struct ProviderFailureTests {
         let provider = OpenIDUserInfoProvider(issuer: URL(string: "http://127.0.0.1:\(listener.port)")!, httpClient: client, timeout: .milliseconds(500))
         let service = LauncherFixtures.service(provider: provider)
         let started = ContinuousClock.now
-        do {
+        do throws(LauncherError) {
             _ = try await service.launch(appID: "healthmagazin", accessToken: "t0ken")
             Issue.record("minted without the provider")
         } catch {
@@ -38,7 +38,9 @@ struct ProviderFailureTests {
         issuer: @escaping @Sendable (Int) -> String = { "http://127.0.0.1:\($0)" },
         userinfoStatus: HTTPResponse.Status = .ok,
         userinfoBody: String = #"{"sub":"s","given_name":"A","family_name":"B","kvnr":"A123456780"}"#,
-        redirectUserinfo: Bool = false
+        userinfoHeaders: HTTPFields = [:],
+        redirectUserinfo: Bool = false,
+        dripUserinfo: Bool = false
     ) -> some ApplicationProtocol {
         let router = Router()
         router.get(".well-known/openid-configuration") { request, _ -> Response in
@@ -51,7 +53,20 @@ struct ProviderFailureTests {
             if redirectUserinfo {
                 return Response(status: .found, headers: [.location: "http://127.0.0.1:1/steal"])
             }
-            return Response(status: userinfoStatus, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: userinfoBody)))
+            if dripUserinfo {
+                // A head at once, then a byte every 200 ms for two minutes: each byte comes
+                // well within any read timeout, only a deadline on the whole exchange ends it.
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+                    for _ in 0..<600 {
+                        try await writer.write(ByteBuffer(string: " "))
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                    try await writer.finish(nil)
+                })
+            }
+            var headers: HTTPFields = [.contentType: "application/json"]
+            headers.append(contentsOf: userinfoHeaders)
+            return Response(status: userinfoStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(string: userinfoBody)))
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
@@ -86,15 +101,68 @@ struct ProviderFailureTests {
         }
     }
 
-    @Test("Any 4xx from userinfo is a refused token (401), not an outage")
-    func userinfo4xxIsInvalidToken() async throws {
-        try await Self.fakeProvider(userinfoStatus: .forbidden).test(.live) { fakeClient in
+    /// One row of the userinfo answer table: what the provider answers, what the launcher does.
+    struct AnswerRow: Sendable, CustomTestStringConvertible {
+        let status: Int
+        let body: String
+        let headers: [(String, String)]
+        let expectedCode: String
+        let expectedRetryAfter: String?
+        var testDescription: String { "\(status) \(headers.map { "\($0.0): \($0.1)" }) \(body) → \(expectedCode)" }
+    }
+
+    static let answerTable: [AnswerRow] = [
+        AnswerRow(status: 401, body: "{}", headers: [], expectedCode: "invalid_token", expectedRetryAfter: nil),
+        AnswerRow(status: 401, body: "{}", headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)], expectedCode: "invalid_token", expectedRetryAfter: nil),
+        AnswerRow(status: 400, body: "{}", headers: [("WWW-Authenticate", #"Bearer realm="x", error="invalid_token""#)], expectedCode: "invalid_token", expectedRetryAfter: nil),
+        AnswerRow(status: 403, body: #"{"error":"invalid_token"}"#, headers: [], expectedCode: "invalid_token", expectedRetryAfter: nil),
+        AnswerRow(status: 400, body: #"{"error":"access_denied"}"#, headers: [], expectedCode: "provider_unavailable", expectedRetryAfter: nil),
+        AnswerRow(status: 403, body: #"{"error":"insufficient_scope"}"#, headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)], expectedCode: "provider_unavailable", expectedRetryAfter: nil),
+        AnswerRow(status: 404, body: "{}", headers: [], expectedCode: "provider_unavailable", expectedRetryAfter: nil),
+        AnswerRow(status: 408, body: "{}", headers: [("Retry-After", "3")], expectedCode: "provider_unavailable", expectedRetryAfter: "3"),
+        AnswerRow(status: 429, body: "{}", headers: [("Retry-After", "17")], expectedCode: "provider_unavailable", expectedRetryAfter: "17"),
+        AnswerRow(status: 503, body: "{}", headers: [("Retry-After", "120")], expectedCode: "provider_unavailable", expectedRetryAfter: "120"),
+        AnswerRow(status: 503, body: "{}", headers: [("Retry-After", "Fri, 31 Dec 2027 23:59:59 GMT")], expectedCode: "provider_unavailable", expectedRetryAfter: nil),
+        AnswerRow(status: 500, body: "{}", headers: [], expectedCode: "provider_unavailable", expectedRetryAfter: nil),
+    ]
+
+    @Test("Userinfo answers are read by meaning: only 401 or invalid_token refuse a token; 408, 429 and 5xx pass Retry-After on", arguments: answerTable)
+    func userinfoAnswerTable(row: AnswerRow) async throws {
+        var headers = HTTPFields()
+        for (name, value) in row.headers { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+        let fake = Self.fakeProvider(userinfoStatus: HTTPResponse.Status(code: row.status), userinfoBody: row.body, userinfoHeaders: headers)
+        try await fake.test(.live) { fakeClient in
             let port = try #require(fakeClient.port)
             let client = IdentityProviderHTTPClient.make()
             let provider = OpenIDUserInfoProvider(issuer: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client)
-            await #expect(throws: IdentityProviderError.invalidToken) {
-                _ = try await provider.identity(forAccessToken: "t0ken")
+            let service = LauncherFixtures.service(provider: provider)
+            try await LauncherFixtures.application(service).test(.router) { http in
+                try await http.postLaunch(token: "t0ken", body: #"{"app":"healthmagazin"}"#) { response in
+                    #expect(LauncherFixtures.json(response.body)["error"] as? String == row.expectedCode)
+                    #expect(response.status.code == (row.expectedCode == "invalid_token" ? 401 : 503))
+                    #expect(response.headers[.retryAfter] == row.expectedRetryAfter)
+                }
             }
+            try await client.shutdown()
+        }
+    }
+
+    @Test("A provider that sends its answer a byte at a time is cut off at the provider timeout (503)")
+    func slowBodyIsBounded() async throws {
+        try await Self.fakeProvider(dripUserinfo: true).test(.live) { fakeClient in
+            let port = try #require(fakeClient.port)
+            let client = IdentityProviderHTTPClient.make(readTimeout: .seconds(60))
+            let provider = OpenIDUserInfoProvider(issuer: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client, timeout: .seconds(1))
+            _ = try await provider.configuration()
+            let started = ContinuousClock.now
+            do throws(LauncherError) {
+                _ = try await LauncherFixtures.service(provider: provider).launch(appID: "healthmagazin", accessToken: "t0ken")
+                Issue.record("minted from a body that never ended")
+            } catch {
+                #expect(error.code == .providerUnavailable)
+            }
+            // The drip lasts two minutes; the bound is loose for a busy machine.
+            #expect(started.duration(to: .now) < .seconds(10))
             try await client.shutdown()
         }
     }

@@ -38,9 +38,10 @@ struct CookieVectorTests {
     func cookie(_ vector: CookieVector) async throws {
         #expect(vector.app_id == Fixtures.magazin.id && vector.session_lifetime == 1800, "the fixture app, the default lifetime")
         let served = try RegisteredURL(vector.served_url)
-        let signer = try LaunchSigner(keyring: Fixtures.keyring, registry: Registry(apps: [WebApp(id: vector.app_id, title: "Vector", url: served)]))
+        // Production keys: development keys serve loopback audiences only.
+        let signer = try LaunchSigner(keyring: Fixtures.productionKeyring, registry: Registry(apps: [WebApp(id: vector.app_id, title: "Vector", url: served)]))
         let url = try signer.launchURL(for: vector.app_id, user: Fixtures.user, now: Fixtures.now)
-        try await MiddlewareStandaloneTests.application(audiences: [served]).test(.router) { client async throws in
+        try await MiddlewareStandaloneTests.application(audiences: [served], keyring: Fixtures.productionKeyring).test(.router) { client async throws in
             let response = try await client.get(String(url.dropFirst(served.origin.count)))
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == vector.location)

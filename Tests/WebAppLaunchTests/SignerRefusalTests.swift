@@ -54,7 +54,6 @@ struct SignerRefusalTests {
         ("a name with a leading space", user(firstName: " Jürgen")),
         ("a name with a trailing space", user(lastName: "Groß ")),
         ("a name with a private-use character", user(firstName: "J\u{E000}")),
-        ("an empty access token", user(accessToken: "")),
         ("an access token with a space", user(accessToken: "Bearer abc")),
         ("an access token with a newline", user(accessToken: "abc\n")),
         ("an access token with a non-ASCII character", user(accessToken: "tök")),
@@ -64,8 +63,9 @@ struct SignerRefusalTests {
         #expect(Self.mintCode(user) == .invalidClaims, "\(name)")
     }
 
-    @Test("boundary claims are minted: 256-byte names, an 8192-byte access token, inner spaces")
+    @Test("boundary claims are minted: 256-byte names, an 8192-byte or empty access token, inner spaces")
     func boundaryClaims() {
+        #expect(Self.mintCode(Self.user(accessToken: "")) == nil)
         #expect(Self.mintCode(Self.user(firstName: String(repeating: "ß", count: 128))) == nil)
         #expect(Self.mintCode(Self.user(lastName: String(repeating: "a", count: 256))) == nil)
         #expect(Self.mintCode(Self.user(accessToken: String(repeating: "~", count: 8192))) == nil)

@@ -8,9 +8,11 @@ enum ClaimRules {
     /// Longest name (first or last), in UTF-8 bytes after NFC normalisation.
     static let maximumNameBytes = 256
 
-    /// Access tokens are visible ASCII without spaces (RFC 6749's VSCHAR minus space).
+    /// Access tokens are visible ASCII without spaces (RFC 6749's VSCHAR minus space), or
+    /// empty: a launch for an app whose registry entry asks for no token carries none
+    /// (SPEC.md section 10).
     static func isValidAccessToken(_ bytes: some Collection<UInt8>) -> Bool {
-        guard !bytes.isEmpty, bytes.count <= maximumAccessTokenBytes else { return false }
+        guard bytes.count <= maximumAccessTokenBytes else { return false }
         if let valid = bytes.withContiguousStorageIfAvailable({ buffer in
             // Branch-free over the bytes: (b - 0x21) wraps above 0x5D for anything outside 0x21...0x7E.
             var bad: UInt8 = 0

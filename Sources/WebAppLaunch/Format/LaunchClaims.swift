@@ -1,6 +1,8 @@
 /// The user's identity carried by a launch: what the web app learns about the user.
 public struct LaunchClaims: Sendable, Hashable, CustomStringConvertible {
-    /// The OAuth access token the web app may use to call the insurer's APIs for this user.
+    /// The OAuth access token issued for this web app (its audience, its scopes), which it may
+    /// use to call the insurer's APIs for this user; empty when its registry entry asks for
+    /// none. Never the native app's own token (SPEC.md section 4).
     public let accessToken: String
     /// The user's first name, NFC-normalised.
     public let firstName: String

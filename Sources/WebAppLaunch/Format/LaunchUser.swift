@@ -13,7 +13,8 @@ public struct LaunchUser: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a user.
     /// - Parameters:
-    ///   - accessToken: The access token (visible ASCII, at most 8192 bytes).
+    ///   - accessToken: The access token for the app (visible ASCII, at most 8192 bytes), or
+    ///     empty when the app gets none.
     ///   - firstName: The first name.
     ///   - lastName: The last name.
     ///   - kvnumber: The KVNR.

@@ -171,7 +171,7 @@ enum TokenLayout {
         guard reader.isAtEnd else { throw LaunchError(.invalidClaims, "the claims block has trailing bytes") }
         func field(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[range]) }
         guard ClaimRules.isValidAccessToken(field(accessToken)) else {
-            throw LaunchError(.invalidClaims, "the access token is empty, too long or not visible ASCII")
+            throw LaunchError(.invalidClaims, "the access token is too long or not visible ASCII")
         }
         guard let firstName = UTF8Text.decode(field(first)), ClaimRules.isValidName(firstName),
               let lastName = UTF8Text.decode(field(last)), ClaimRules.isValidName(lastName)

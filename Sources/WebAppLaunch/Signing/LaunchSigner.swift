@@ -175,7 +175,7 @@ public struct LaunchSigner: Sendable {
         let firstName = ClaimRules.normalisedName(user.firstName)
         let lastName = ClaimRules.normalisedName(user.lastName)
         guard ClaimRules.isValidAccessToken(user.accessToken.utf8) else {
-            throw LaunchError(.invalidClaims, "the access token must be 1 to \(ClaimRules.maximumAccessTokenBytes) bytes of visible ASCII")
+            throw LaunchError(.invalidClaims, "the access token must be 0 to \(ClaimRules.maximumAccessTokenBytes) bytes of visible ASCII")
         }
         guard ClaimRules.isValidName(firstName), ClaimRules.isValidName(lastName) else {
             throw LaunchError(.invalidClaims, "names must be 1 to \(ClaimRules.maximumNameBytes) bytes without control characters or surrounding spaces")

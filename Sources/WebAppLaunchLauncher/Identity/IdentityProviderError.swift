@@ -12,4 +12,12 @@ public enum IdentityProviderError: Error, Sendable, Hashable {
     /// The provider could not be asked or gave no usable answer: connection refused,
     /// timeout, 5xx, a redirect, malformed JSON, a discovery document for another issuer.
     case unavailable(reason: String)
+    /// The provider said it cannot answer now (408, 429 or 5xx) and when to try again
+    /// (`Retry-After`, in seconds): unavailable, with the hint passed on to the app.
+    case throttled(reason: String, retryAfterSeconds: Int)
+
+    /// Builds the "unavailable" error for a classified answer.
+    static func unavailable(reason: String, retryAfterSeconds: Int?) -> IdentityProviderError {
+        retryAfterSeconds.map { .throttled(reason: reason, retryAfterSeconds: $0) } ?? .unavailable(reason: reason)
+    }
 }

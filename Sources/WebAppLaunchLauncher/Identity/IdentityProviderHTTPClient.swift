@@ -16,8 +16,8 @@ public enum IdentityProviderHTTPClient {
     public static func make(connectTimeout: Duration = .seconds(3), readTimeout: Duration = .seconds(5)) -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(
-            connect: .nanoseconds(ProviderHTTP.nanoseconds(connectTimeout)),
-            read: .nanoseconds(ProviderHTTP.nanoseconds(readTimeout))
+            connect: TimeAmount(connectTimeout),
+            read: TimeAmount(readTimeout)
         )
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)

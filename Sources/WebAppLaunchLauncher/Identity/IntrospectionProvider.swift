@@ -5,11 +5,14 @@ import NIOHTTP1
 /// Confirms an access token with OAuth 2.0 Token Introspection (RFC 7662).
 ///
 /// The launcher authenticates itself with client credentials (HTTP Basic, as RFC 6749
-/// section 2.3.1 encodes them) and posts `token=…&token_type_hint=access_token`. An answer
-/// with `"active": true` and a `sub` is the identity, with its `scope` and `exp`; `"active":
-/// false` (or an `exp` in the past) is a refused token. A 4xx here means the *launcher's*
+/// section 2.3.1 encodes them) and posts `token=…&token_type_hint=access_token`. A token is
+/// accepted only when the answer says all of: `"active": true`; `token_type` an access
+/// token (a refresh token is refused); `client_id` one of the native app's
+/// (``NativeAppTokenPolicy``); `aud`, when present, naming the launcher; `exp` present and in
+/// the future; a `sub`. Anything else is a refused token. A 4xx here means the *launcher's*
 /// credentials were refused, not the user's token, so it counts as the provider being
-/// unavailable: the launcher fails closed and the operator sees it in the log.
+/// unavailable (408, 429 and 5xx pass their `Retry-After` on): the launcher fails closed and
+/// the operator sees it in the log.
 ///
 /// The names and KVNR are taken from the introspection answer's claims; providers that put
 /// user claims there (Keycloak, for one) need nothing else.
@@ -17,6 +20,7 @@ public struct IntrospectionProvider: IdentityProvider {
     private let endpoint: URL
     private let clientID: String
     private let clientSecret: String
+    private let policy: NativeAppTokenPolicy
     private let http: ProviderHTTP
     private let now: @Sendable () -> Date
 
@@ -25,6 +29,7 @@ public struct IntrospectionProvider: IdentityProvider {
     ///   - endpoint: The introspection endpoint (https, or http on loopback).
     ///   - clientID: The launcher's client id at the provider.
     ///   - clientSecret: The launcher's client secret (never logged).
+    ///   - policy: Which tokens are the native app's, for the launcher.
     ///   - httpClient: A client that does not follow redirects.
     ///   - timeout: The longest one request may take.
     ///   - now: The clock for `exp` checks (injectable for tests).
@@ -32,6 +37,7 @@ public struct IntrospectionProvider: IdentityProvider {
         endpoint: URL,
         clientID: String,
         clientSecret: String,
+        policy: NativeAppTokenPolicy,
         httpClient: HTTPClient,
         timeout: Duration = .seconds(5),
         now: @escaping @Sendable () -> Date = { Date() }
@@ -39,6 +45,7 @@ public struct IntrospectionProvider: IdentityProvider {
         self.endpoint = endpoint
         self.clientID = clientID
         self.clientSecret = clientSecret
+        self.policy = policy
         self.http = ProviderHTTP(client: httpClient, timeout: timeout)
         self.now = now
     }
@@ -52,18 +59,19 @@ public struct IntrospectionProvider: IdentityProvider {
         request.body = .bytes(Array(("token=" + Self.formEncoded(accessToken) + "&token_type_hint=access_token").utf8))
         let answer = try await http.send(request)
         guard answer.status == 200 else {
-            throw .unavailable(reason: "introspection answered with status \(answer.status)")
+            let retryAfter = [408, 429].contains(answer.status) || answer.status >= 500 ? ProviderAnswerMeaning.retryAfter(answer.headers) : nil
+            throw .unavailable(reason: "introspection answered with status \(answer.status)", retryAfterSeconds: retryAfter)
         }
         guard let object = answer.object else {
             throw .unavailable(reason: "the introspection answer is not a JSON object")
         }
         guard object["active"] as? Bool == true else { throw .invalidToken }
-        var expiresAt: Date?
-        if let exp = object["exp"] as? NSNumber {
-            let date = Date(timeIntervalSince1970: exp.doubleValue)
-            guard date > now() else { throw .invalidToken }
-            expiresAt = date
-        }
+        guard NativeAppTokenPolicy.isAccessTokenType(object["token_type"]) else { throw .invalidToken }
+        guard policy.admits(clientID: object["client_id"]) else { throw .invalidToken }
+        if object["aud"] != nil, !policy.admits(audienceClaim: object["aud"]) { throw .invalidToken }
+        guard let exp = object["exp"] as? NSNumber else { throw .invalidToken }
+        let expiresAt = Date(timeIntervalSince1970: exp.doubleValue)
+        guard expiresAt > now() else { throw .invalidToken }
         let scopes = (object["scope"] as? String).map { Set($0.split(separator: " ").map(String.init)) } ?? []
         guard let identity = ProviderIdentity.from(json: object, scopes: scopes, expiresAt: expiresAt) else {
             throw .noSubject

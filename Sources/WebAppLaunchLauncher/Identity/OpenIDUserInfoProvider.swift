@@ -5,10 +5,15 @@ import NIOHTTP1
 /// Confirms an access token with the OpenID Connect userinfo endpoint.
 ///
 /// issuer → `/.well-known/openid-configuration` (cached) → `userinfo_endpoint`, asked with
-/// `Authorization: Bearer`. A 2xx JSON object with a `sub` is the user's claims; any 4xx
-/// means the provider refused the token (OpenID Connect Core says 401, some providers answer
-/// 400 or 403); anything else (5xx, a redirect, a timeout, a body that is not a JSON
-/// object) means the provider could not answer, and the launcher fails closed.
+/// `Authorization: Bearer`. A 2xx JSON object with a `sub` is the user's claims; 401, or
+/// 400/403 with `error="invalid_token"`, means the provider refused the token; anything else
+/// (another 4xx, 5xx, a redirect, a timeout, a body that is not a JSON object) means the
+/// launcher cannot tell, and it fails closed (see ``ProviderAnswerMeaning``).
+///
+/// Userinfo cannot say which client a token was issued to, nor for which audience: in this
+/// mode the launcher cannot refuse a token the provider issued to someone else (a partner's
+/// exchanged token included). Production deployments use ``IntrospectionProvider`` or
+/// ``JWTAccessTokenProvider``, which can.
 ///
 /// Userinfo reports neither scopes nor expiry, so ``ProviderIdentity/scopes`` and
 /// ``ProviderIdentity/expiresAt`` are `nil`; use ``IntrospectionProvider`` when scopes must
@@ -48,8 +53,8 @@ public struct OpenIDUserInfoProvider: IdentityProvider {
             discovery.forget()
             throw error
         }
-        switch answer.status {
-        case 200..<300:
+        switch ProviderAnswerMeaning.of(status: answer.status, headers: answer.headers, object: answer.object, endpoint: "userinfo") {
+        case .answered:
             guard let object = answer.object else {
                 throw .unavailable(reason: "the userinfo answer is not a JSON object")
             }
@@ -57,10 +62,10 @@ public struct OpenIDUserInfoProvider: IdentityProvider {
                 throw .noSubject
             }
             return identity
-        case 400..<500:
+        case .refusedToken:
             throw .invalidToken
-        default:
-            throw .unavailable(reason: "userinfo answered with status \(answer.status)")
+        case .unavailable(let reason, let retryAfter):
+            throw .unavailable(reason: reason, retryAfterSeconds: retryAfter)
         }
     }
 }

@@ -34,6 +34,9 @@ public struct LauncherError: CodedError {
         public static let rateLimited = Code(rawValue: "rate_limited")
         /// The identity provider could not answer; nothing is minted (503).
         public static let providerUnavailable = Code(rawValue: "provider_unavailable")
+        /// The app's token could not be exchanged for the partner's (RFC 8693): the provider
+        /// refused, failed or did not answer in time; nothing is minted (503).
+        public static let tokenExchangeFailed = Code(rawValue: "token_exchange_failed")
         /// Minting itself failed (no signing key, OpenSSL) (500).
         public static let mintFailed = Code(rawValue: "mint_failed")
     }
@@ -42,7 +45,9 @@ public struct LauncherError: CodedError {
     public let code: Code
     /// A sentence for the log; nothing secret or personal.
     public let reason: String
-    /// For ``Code/rateLimited``: whole seconds until a retry may succeed.
+    /// For ``Code/rateLimited``, and for ``Code/providerUnavailable`` and
+    /// ``Code/tokenExchangeFailed`` when the provider said: whole seconds until a retry may
+    /// succeed (`Retry-After`).
     public let retryAfterSeconds: Int?
 
     /// Creates an error.
@@ -62,7 +67,7 @@ public struct LauncherError: CodedError {
         case .unsupportedMediaType: 415
         case .invalidRequest: 422
         case .rateLimited: 429
-        case .providerUnavailable: 503
+        case .providerUnavailable, .tokenExchangeFailed: 503
         default: 500
         }
     }

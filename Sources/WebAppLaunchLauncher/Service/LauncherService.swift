@@ -13,8 +13,15 @@ import WebAppRegistry
 /// an app cannot launch anyone but its own user. A provider that cannot answer stops the
 /// launch (fail closed).
 ///
-/// Logs carry the app id, the error code and a hash of the subject; never the token, the
-/// names or the KVNR.
+/// The token the launch carries is never the app's own (which would let every partner mint
+/// launches for every other app): per the app's registry entry it is none, or one the
+/// provider issued for that partner through ``TokenExchanger`` (RFC 8693); an exchange that
+/// fails stops the launch (503). Only ``AccessTokenForwarding/developmentPassThrough``, which
+/// works with development keys only, passes the app's token on, for the development console.
+///
+/// Logs carry the app id, the error code and a keyed reference to the subject (HMAC under a
+/// key derived from the launcher keyring: stable across instances, not reversible by
+/// guessing); never the token, the names or the KVNR.
 public struct LauncherService: Sendable {
     /// The signer (launcher keyring and registry).
     public let signer: LaunchSigner
@@ -30,6 +37,13 @@ public struct LauncherService: Sendable {
     public let providerLimit: ProviderRequestLimit
     /// The catalogue, encoded once.
     public let catalogue: Catalogue
+    /// Exchanges the app's token for a partner's; `nil` when no app's entry asks for one.
+    public let tokenExchanger: (any TokenExchanger)?
+    /// Whose token a launch carries.
+    public let tokenForwarding: AccessTokenForwarding
+    /// Briefly remembered refusals; `nil` asks the provider every time.
+    public let refusedTokens: RefusedTokenCache?
+    private let subjectReferences: KeyedDigest?
     private let logger: Logger
 
     /// Creates a launcher.
@@ -40,6 +54,9 @@ public struct LauncherService: Sendable {
     ///   - cache: A cache of provider answers, or `nil`.
     ///   - rateLimiter: The per-subject limit.
     ///   - providerLimit: The bound on concurrent provider requests.
+    ///   - tokenExchanger: The RFC 8693 exchange for apps whose entry asks for an exchanged token.
+    ///   - tokenForwarding: Whose token a launch carries (default: as each app's entry says).
+    ///   - refusedTokens: The cache of refusals, or `nil`.
     ///   - logger: Where decisions are logged (no personal data).
     public init(
         signer: LaunchSigner,
@@ -48,8 +65,16 @@ public struct LauncherService: Sendable {
         cache: UserInfoCache? = UserInfoCache(),
         rateLimiter: SubjectRateLimiter = SubjectRateLimiter(),
         providerLimit: ProviderRequestLimit = ProviderRequestLimit(),
+        tokenExchanger: (any TokenExchanger)? = nil,
+        tokenForwarding: AccessTokenForwarding = .asRegistered,
+        refusedTokens: RefusedTokenCache? = RefusedTokenCache(),
         logger: Logger = Logger(label: "webapp-launch.launcher")
     ) {
+        self.tokenExchanger = tokenExchanger
+        self.tokenForwarding = tokenForwarding
+        self.refusedTokens = refusedTokens
+        self.subjectReferences = (try? KeyedDigest.derived(from: signer.keyring, purpose: "launcher log subject reference"))
+            ?? (try? KeyedDigest.random(purpose: "launcher log subject reference"))
         self.signer = signer
         self.identityProvider = identityProvider
         self.claims = claims
@@ -73,19 +98,19 @@ public struct LauncherService: Sendable {
             return launch
         } catch {
             logger.notice("launch.refused", metadata: ["app": .string(WebApp.isValidID(appID) ? appID : "-"), "code": .string(error.code.rawValue)])
-            if error.code == .providerUnavailable {
-                logger.warning("identity_provider.unavailable", metadata: ["reason": .string(error.reason)])
+            if error.code == .providerUnavailable || error.code == .tokenExchangeFailed {
+                logger.warning("identity_provider.unavailable", metadata: ["code": .string(error.code.rawValue), "reason": .string(error.reason)])
             }
             throw error
         }
     }
 
     private func mint(appID: String, accessToken: String, now: Date) async throws(LauncherError) -> MintedLaunch {
-        guard signer.registry.app(id: appID) != nil else {
+        guard let app = signer.registry.app(id: appID) else {
             throw LauncherError(.unknownApp, "no app is registered with that id")
         }
         let identity = try await identity(for: accessToken, now: now)
-        let subjectReference = Self.reference(identity.subject)
+        let subjectReference = reference(identity.subject)
         if case .limited(let seconds) = rateLimiter.admit(identity.subject, now: now) {
             throw LauncherError(.rateLimited, "subject \(subjectReference) is over its launch rate", retryAfterSeconds: seconds)
         }
@@ -102,7 +127,8 @@ public struct LauncherService: Sendable {
         guard KVNR(kvnumber) != nil else {
             throw LauncherError(.invalidClaims, "the provider's KVNR claim is not a valid KVNR")
         }
-        let user = LaunchUser(accessToken: accessToken, firstName: firstName, lastName: lastName, kvnumber: kvnumber)
+        let partnerToken = try await partnerAccessToken(for: app, appToken: accessToken)
+        let user = LaunchUser(accessToken: partnerToken, firstName: firstName, lastName: lastName, kvnumber: kvnumber)
         let url: String
         do {
             url = try signer.launchURL(for: appID, user: user, now: now)
@@ -120,9 +146,42 @@ public struct LauncherService: Sendable {
         return MintedLaunch(url: url, expiresAt: expiresAt)
     }
 
+    /// The access token the app's launch carries: never the app's own, unless the
+    /// development pass-through is on (and the keys are development keys).
+    private func partnerAccessToken(for app: WebApp, appToken: String) async throws(LauncherError) -> String {
+        switch tokenForwarding {
+        case .developmentPassThrough:
+            guard signer.keyring.isDevelopment else {
+                throw LauncherError(.mintFailed, "the development token pass-through needs development keys")
+            }
+            return appToken
+        case .asRegistered:
+            break
+        }
+        switch app.accessToken {
+        case .none:
+            return ""
+        case .exchanged(let audience, let scopes):
+            guard let tokenExchanger else {
+                throw LauncherError(.tokenExchangeFailed, "the app's entry asks for an exchanged token and no token exchange is configured")
+            }
+            do {
+                return try await providerLimit.withSlot(refused: TokenExchangeError("too many identity provider requests in flight")) {
+                    () async throws(TokenExchangeError) -> String in
+                    try await tokenExchanger.exchange(subjectToken: appToken, audience: audience, scopes: scopes)
+                }
+            } catch {
+                throw LauncherError(.tokenExchangeFailed, error.reason, retryAfterSeconds: error.retryAfterSeconds)
+            }
+        }
+    }
+
     /// The provider's identity for a token, from the cache when fresh.
     private func identity(for accessToken: String, now: Date) async throws(LauncherError) -> ProviderIdentity {
         if let cached = cache?.identity(forAccessToken: accessToken, now: now) { return cached }
+        if refusedTokens?.isRefused(accessToken) == true {
+            throw LauncherError(.invalidToken, "the identity provider refused the token moments ago")
+        }
         do {
             let provider = identityProvider
             let identity = try await providerLimit.withSlot(refused: IdentityProviderError.unavailable(reason: "too many identity provider requests in flight")) {
@@ -134,19 +193,23 @@ public struct LauncherService: Sendable {
         } catch {
             switch error {
             case .invalidToken:
+                refusedTokens?.remember(accessToken)
                 throw LauncherError(.invalidToken, "the identity provider refused the token")
             case .noSubject:
                 throw LauncherError(.missingClaims, "the identity provider's answer names no subject")
             case .unavailable(let reason):
                 throw LauncherError(.providerUnavailable, reason)
+            case .throttled(let reason, let seconds):
+                throw LauncherError(.providerUnavailable, reason, retryAfterSeconds: seconds)
             }
         }
     }
 
-    /// A short hash of the subject for logs: lets an operator follow one user's requests
-    /// without the log holding the identifier itself.
-    static func reference(_ subject: String) -> String {
-        guard let digest = try? SHA256.hash(Array(("webapp-launch subject\u{0}" + subject).utf8)) else { return "-" }
+    /// A keyed reference to the subject for logs: HMAC-SHA256 under a key derived from the
+    /// launcher keyring, so an operator can follow one user's requests across instances, and
+    /// nobody without the keyring can confirm a guessed identifier against the log.
+    func reference(_ subject: String) -> String {
+        guard let digest = try? subjectReferences?.digest(Array(subject.utf8)) else { return "-" }
         return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 }

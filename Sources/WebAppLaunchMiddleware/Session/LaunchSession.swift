@@ -35,7 +35,8 @@ public struct LaunchSession: Sendable, Hashable, Codable, CustomStringConvertibl
         firstName = launch.claims.firstName
         lastName = launch.claims.lastName
         kvnumber = launch.claims.kvnr.value
-        accessToken = includeAccessToken ? launch.claims.accessToken : nil
+        // An empty token is a launch that carries none (the app's registry entry says so).
+        accessToken = includeAccessToken && !launch.claims.accessToken.isEmpty ? launch.claims.accessToken : nil
         launchID = launch.replayID.hex
         self.expiresAt = expiresAt
     }

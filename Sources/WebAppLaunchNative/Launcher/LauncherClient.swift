@@ -16,7 +16,10 @@ import FoundationNetworking
 /// ```
 ///
 /// The app sends its access token and an app id, nothing else: the launcher takes the
-/// user's names and KVNR from the identity provider. The client follows no redirects (a
+/// user's names and KVNR from the identity provider. The token must be one the provider
+/// issued to the native app's client for the launcher's audience (ask for that audience or
+/// resource when logging in); the launcher refuses any other (401). The launch it returns
+/// does not carry this token: the web app receives one issued for it alone, or none. The client follows no redirects (a
 /// redirect would carry the bearer token elsewhere) and remembers the catalogue's ETag, so a
 /// catalogue that did not change costs a 304 and no body.
 public final class LauncherClient: Sendable {

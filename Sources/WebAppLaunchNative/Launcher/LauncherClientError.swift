@@ -12,7 +12,8 @@ public enum LauncherClientError: Error, Sendable, Hashable {
     case invalidRequest(code: String)
     /// Too many launches (429): wait this many seconds, if the launcher said.
     case rateLimited(retryAfterSeconds: Int?)
-    /// The identity provider or launcher cannot answer now (503, 5xx): try again later.
+    /// The identity provider, the token exchange for the web app, or the launcher cannot
+    /// answer now (503, 5xx): try again later.
     case unavailable(status: Int)
     /// The launcher could not be reached (no network, timeout, TLS).
     case transport(description: String)

@@ -28,6 +28,10 @@ enum DevelopmentLauncher {
             identityProvider: provider,
             cache: nil,
             rateLimiter: SubjectRateLimiter(capacity: 120, refillInterval: .milliseconds(500)),
+            // The console's demo tokens go into the demo launches, as before: they mean
+            // nothing outside the development server, and the pass-through refuses to mint
+            // with anything but development keys.
+            tokenForwarding: .developmentPassThrough,
             logger: logger
         )
     }
