@@ -39,6 +39,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Reverse proxy to this origin, e.g. http://127.0.0.1:9000.")
         var upstream: String?
 
+        @Flag(name: .long, help: "Accept a PostgreSQL replay store running with synchronous_commit=off (development clusters only: a crash could forget used launches).")
+        var replayAllowAsyncCommit = false
+
         @Flag(name: .long, help: "nginx auth_request mode instead of a reverse proxy.")
         var authRequest = false
 
@@ -178,7 +181,9 @@ extension WebAppLaunchCommand {
                     let store = try await SQLiteReplayStore.open(path: path)
                     return (store, [store])
                 case .postgres(let url):
-                    let store = try PostgresReplayStore(configuration: .init(url: url), logger: logger)
+                    var storeConfiguration = PostgresReplayStore.Configuration(url: url)
+                    storeConfiguration.allowsAsynchronousCommit = replayAllowAsyncCommit
+                    let store = try PostgresReplayStore(configuration: storeConfiguration, logger: logger)
                     return (store, [store])
                 }
             } catch {

@@ -45,6 +45,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Replay store: sqlite:PATH, postgres://… or memory (forgets on restart); or env:NAME, file:PATH, - (stdin) to keep a password off the command line. Default: a SQLite file in the state directory.")
         var replay: String?
 
+        @Flag(name: .long, help: "Accept a PostgreSQL replay store running with synchronous_commit=off (development clusters only: a crash could forget used launches).")
+        var replayAllowAsyncCommit = false
+
         @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics), or none. Never the app's own listener.")
         var metricsAddress: String = MetricsListener.loopbackDefault.description
 
@@ -82,6 +85,7 @@ extension WebAppLaunchCommand {
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy
             configuration.replayStore = replayStore
+            configuration.replayAllowsAsynchronousCommit = replayAllowAsyncCommit
             configuration.metrics = MetricsListener(metricsAddress)
             if keyring.isDevelopment {
                 configuration.demoUsers = try DevelopmentDefaults.demoUsers()
