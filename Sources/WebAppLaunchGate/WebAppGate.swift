@@ -78,6 +78,7 @@ public struct WebAppGate: Sendable {
     public func makeRouter() -> Router<WebAppRequestContext> {
         let router = Router(context: WebAppRequestContext.self)
         router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme == "https"))
+        router.add(middleware: ReadinessEndpoint(store: replayStore))  // `/readyz`, never proxied
         if let location = configuration.unauthenticatedRedirect {
             let exempt: String? = configuration.mode == .authRequest ? AuthRequestEndpoint<WebAppRequestContext>.path : nil
             router.add(middleware: UnauthenticatedRedirectMiddleware(location: location.path, exemptPath: exempt))

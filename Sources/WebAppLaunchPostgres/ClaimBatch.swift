@@ -8,4 +8,8 @@ struct ClaimBatch: Sendable {
     let ids: [ReplayID]
     /// Each id's retention deadline (seconds since 1970), index for index.
     let expiresAt: [Int64]
+    /// How long, from when the statement is handed to the lane, until the earliest deadline
+    /// of its claims: the database must refuse to record them after that, because by then
+    /// their callers have been answered `unavailable` (`nil`: no limit, for tests).
+    var timeLeft: Duration? = nil
 }

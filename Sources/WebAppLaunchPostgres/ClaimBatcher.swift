@@ -5,44 +5,23 @@ import WebAppLaunchMiddleware
 /// Gathers the claims that arrive while earlier ones are in flight into one statement, so a
 /// burst of launches costs a few commits (and WAL flushes) instead of one each.
 ///
-/// - Claims wait in a queue; everything queued (up to ``maximumBatch``) goes out as one
-///   batch as soon as fewer than ``maximumInFlight`` batches are running: a dispatcher starts
-///   a statement when a slot is free, and a statement that ends takes the next batch itself.
-///   Under light load a batch holds one claim and nothing waits; under load the batches
-///   grow by themselves.
-/// - A slot holds a lane (for the store, a pooled connection) while claims keep coming: it
-///   opens one for its first batch and sends each following batch on it. When it finds the
-///   queue empty it waits on its lane, and the next claim wakes it; it leaves the lane once
-///   it has waited a full ``watchInterval`` (the watcher retires it), when a statement
-///   failed (its connection may be broken: the next batch opens another), when the lane
-///   was closed while held (its batch goes out on a new one), or on ``close()``. Under load
-///   that is one lease for thousands of statements instead of a lease, a release and the
-///   pool's idle timers for every one. A slot waits rather than leaving at once because
-///   clients that wait for their answers before sending more leave the queue empty between
-///   statements.
-/// - Inside a batch each id is sent once, in ascending order (concurrent batches then lock
-///   rows in the same order and cannot deadlock); a second claim of the same id in the same
-///   batch is a replay, exactly as if it had come a moment later.
-/// - A batch that fails fails every claim in it (fail closed). A claim whose caller is
-///   cancelled is answered at once and, if not yet sent, never sent.
-/// - Every claim has a deadline, kept here rather than by a timer task per claim: one
-///   watcher task answers each claim still unanswered at its deadline with
-///   ``ReplayStoreError/Code/unavailable`` (and a queued one is then never sent), whatever
-///   its statement is doing, and cancels a statement once every claim in it has expired.
-///   Under load that is thousands of timers and task groups a second fewer, and an answer
-///   that never depends on a statement returning.
+/// The runner of ``ClaimBatcherStateMachine``, which makes every decision (batching, the
+/// slots holding lanes while claims keep coming, deadlines, abandoning, closing; read its
+/// rules there). This class only holds the state behind one lock, feeds it events (a claim,
+/// a cancellation, a lane opened or refused, a statement answered, the watcher's tick) and
+/// performs the actions it returns outside the lock: answering claims, opening, giving back
+/// and abandoning lanes, starting statements.
+///
+/// No task here ever waits for the database: lanes are opened and statements sent in tasks
+/// of their own that report back by event, and an abandoned one is cancelled and left
+/// behind. So a claim is answered by its deadline, a slot is never lost, and ``run(lanes:isOpen:close:send:)``
+/// returns within a claim timeout of ``close()`` (at once when cancelled), whatever the
+/// database or its driver does.
 ///
 /// Deadlines are read from `C` (the continuous clock in the store; a clock the tests move
 /// themselves, so their deadlines do not depend on how busy the machine is).
 final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
-    /// One queued claim.
-    struct Claim: Sendable {
-        let id: ReplayID
-        let expiresAt: Int64
-        let waiter: ClaimWaiter
-        /// When the claim is answered `unavailable` if nothing answered it before.
-        let deadline: C.Instant
-    }
+    typealias Machine = ClaimBatcherStateMachine<C.Instant, ClaimWaiter, HeldLane>
 
     /// The most claims in one statement.
     let maximumBatch: Int
@@ -50,47 +29,23 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
     let maximumInFlight: Int
     /// The longest a claim waits for its answer, queueing and statement included.
     let claimTimeout: Duration
-    /// How often the watcher looks for claims past their deadline: a claim is answered at
-    /// most this long after it.
+    /// How often the watcher looks for claims past their deadline (a claim is answered at
+    /// most this long after it), and how long a slot waits on its lane for a claim.
     let watchInterval: Duration
 
-    private struct State {
-        /// Claims not yet sent, oldest (and so earliest deadline) first.
-        var queue: [Claim] = []
-        var inFlight = 0
-        /// The statements in flight, by batch number (the watcher's view).
-        var running: [UInt64: Running] = [:]
-        var nextBatchNumber: UInt64 = 0
-        /// Slots waiting on their lanes for a claim, by slot number; they count in `inFlight`.
-        var idle: [UInt64: Idle] = [:]
-        var nextSlotNumber: UInt64 = 0
-        var closed = false
-    }
-
-    /// A slot waiting on its lane: since when, and how to wake it (`true`: a claim is
-    /// queued; `false`: leave the lane).
-    private struct Idle {
-        let since: C.Instant
-        let wake: CheckedContinuation<Bool, Never>
-    }
-
-    /// A statement in flight: its claims, the task running it (once started) and whether
-    /// the watcher has cancelled it.
-    private struct Running {
-        let claims: [Claim]
-        /// The latest deadline of its claims: past it, no one waits for the statement.
-        let deadline: C.Instant
-        var statement: Task<Set<ReplayID>, any Error>?
-        var cancelled = false
-    }
-
-    // The queue, the statements running and whether the store has stopped; every change
-    // happens in one critical section, so a claim is either queued before `close()` (and
-    // then failed by it) or refused, and never left queued with no statement to take it.
-    private let state = Mutex(State())
+    // Every decision; each event is applied in one critical section and its actions are
+    // performed after it, so no continuation is resumed and no task started under this lock
+    // (but for a claim's own continuation, attached inside it so a cancellation cannot slip
+    // between attaching and queueing).
+    private let machine: Mutex<Machine>
     private let clock: C
-    private let doorbell: AsyncStream<Void>
-    private let ring: AsyncStream<Void>.Continuation
+    private let claimNumbers = Atomic<UInt64>(0)
+    /// Opens a lane for a slot, once ``run(lanes:isOpen:close:send:)`` has started.
+    private let opener = Mutex<(@Sendable (UInt64) -> Task<Void, Never>)?>(nil)
+    /// The tasks opening lanes, by slot, to cancel when a slot is abandoned while opening.
+    private let openings = Mutex<[UInt64: Task<Void, Never>]>([:])
+    private let stopped: AsyncStream<Void>
+    private let stop: AsyncStream<Void>.Continuation
 
     /// Creates a batcher.
     /// - Parameters:
@@ -104,8 +59,9 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         self.maximumInFlight = max(1, maximumInFlight)
         self.claimTimeout = claimTimeout
         // A twentieth of the timeout, within 5 to 100 ms: at most 5 % late for the default.
-        self.watchInterval = min(max(claimTimeout / 20, .milliseconds(5)), .milliseconds(100))
-        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        watchInterval = min(max(claimTimeout / 20, .milliseconds(5)), .milliseconds(100))
+        machine = Mutex(Machine(maximumBatch: maximumBatch, maximumInFlight: maximumInFlight, watchInterval: watchInterval))
+        (stopped, stop) = AsyncStream.makeStream(of: Void.self)
     }
 
     /// Queues a claim and waits for its batch.
@@ -117,297 +73,152 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
     ///   ``ReplayStoreError`` when the store has stopped or the claim's deadline passed.
     func claim(_ id: ReplayID, expiresAt: Int64) async throws -> Bool {
         let waiter = ClaimWaiter()
-        let deadline = clock.now.advanced(by: claimTimeout)
+        let number = claimNumbers.wrappingAdd(1, ordering: .relaxed).oldValue
+        let now = clock.now
+        let claim = Machine.Claim(number: number, id: id, expiresAt: expiresAt, waiter: waiter, deadline: now.advanced(by: claimTimeout))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard waiter.attach(continuation) else { return }  // cancelled already: answered
-                let queued = state.withLock { state -> Queued in
-                    guard !state.closed else { return .refused }
-                    state.queue.append(Claim(id: id, expiresAt: expiresAt, waiter: waiter, deadline: deadline))
-                    // A slot waiting on its lane takes it; else a free slot is started; with
-                    // every slot busy, a statement that finishes takes this claim.
-                    if let (slot, idle) = state.idle.first {
-                        state.idle[slot] = nil
-                        return .wake(idle.wake)
-                    }
-                    return state.inFlight < maximumInFlight ? .ring : .wait
+                let actions = machine.withLock { machine -> Machine.Actions? in
+                    guard waiter.attach(continuation) else { return nil }  // cancelled already: answered
+                    return machine.claim(claim, now: now)
                 }
-                switch queued {
-                case .wake(let slot): slot.resume(returning: true)
-                case .ring: ring.yield()
-                case .wait: break
-                case .refused: waiter.finish(.failure(ReplayStoreError(.unavailable, "the PostgreSQL replay store has stopped")))
-                }
+                if let actions { perform(actions) }
             }
         } onCancel: {
             waiter.finish(.failure(CancellationError()))
+            machine.withLock { $0.cancel(claim: number) }
         }
     }
 
-    /// What a new claim sets going.
-    private enum Queued {
-        /// A slot waiting on its lane, to wake.
-        case wake(CheckedContinuation<Bool, Never>)
-        /// A slot is free: the dispatcher starts one.
-        case ring
-        /// Every slot is busy: the first statement to end takes the claim.
-        case wait
-        /// The batcher has stopped.
-        case refused
-    }
-
-    /// The batch a slot has taken, with the number the watcher knows it by while it runs.
-    typealias Taken = (number: UInt64, claims: [Claim])
-
-    /// Sends batches until ``close()``, each slot on a lane of its own.
-    ///
-    /// A slot's task, once its statement is answered, takes the next batch itself while
-    /// claims are queued, on the same lane: under load the slots stay busy without a round
-    /// trip through the dispatcher (which only starts a slot when one is free) and without a
-    /// new lane per statement.
+    /// Sends batches until ``close()`` (and the batches then in flight are answered or past
+    /// their deadline) or until cancelled (then at once).
     /// - Parameters:
     ///   - openLane: Opens a lane and lends it to `use` until `use` returns; it throws only
-    ///     when it could not open one (the batch in hand then fails, fail closed).
+    ///     when it could not open one (the batch in hand then fails, fail closed). It runs in
+    ///     a task of its own, cancelled if the slot's claims all expire first.
     ///   - isOpen: Whether a lane held since its last statement is still open (a connection
-    ///     the database closed meanwhile is left, and its batch goes out on a new one: a
-    ///     statement written to a closed connection might never be answered).
-    ///   - send: Runs one statement on a lane; it throws when the statement failed (or was
-    ///     cancelled by the watcher after every claim in it had expired), and the slot then
-    ///     leaves that lane.
+    ///     the database closed meanwhile is left, and its batch goes out on a new one).
+    ///   - close: Closes a lane whose statement failed or was abandoned (for the store, the
+    ///     connection, so the pool replaces it).
+    ///   - send: Runs one statement on a lane; it throws when the statement failed. It runs
+    ///     in a task of its own, cancelled when abandoned, and never waited for after that.
     func run<Lane: Sendable>(
         lanes openLane: @escaping @Sendable (_ use: (Lane) async -> Void) async throws -> Void,
         isOpen: @escaping @Sendable (Lane) -> Bool,
+        close: @escaping @Sendable (Lane) -> Void = { _ in },
         send: @escaping @Sendable (ClaimBatch, Lane) async throws -> Set<ReplayID>
     ) async {
-        await withDiscardingTaskGroup { watching in
-            watching.addTask { await self.watchDeadlines() }
+        opener.withLock { opener in
+            opener = { slot in
+                Task { await self.openLane(for: slot, openLane, isOpen: isOpen, close: close, send: send) }
+            }
+        }
+        let now = clock.now
+        perform(machine.withLock { $0.start(now: now) })
+        await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
-                for await _ in doorbell {
-                    while let first = nextBatch(finished: nil) {
-                        group.addTask { await self.serve(from: first, openLane: openLane, isOpen: isOpen, send: send) }
-                    }
-                }
+                group.addTask { await self.watchDeadlines() }
+                for await _ in stopped {}
+                group.cancelAll()
             }
-            // Closed, and every statement answered: nothing is left to watch.
-            watching.cancelAll()
+        } onCancel: {
+            perform(machine.withLock { $0.shutDown() })
         }
     }
 
-    /// One slot's work, from the batch it was started with until it leaves: each pass opens
-    /// a lane and sends batch after batch on it, waiting on it while the queue is empty; a
-    /// failed statement ends the pass (the lane may be broken) and the next batch, if any,
-    /// starts another.
-    private func serve<Lane: Sendable>(
-        from first: Taken,
-        openLane: @Sendable (_ use: (Lane) async -> Void) async throws -> Void,
+    /// Whether claims can be expected to succeed (see ``ClaimBatcherStateMachine/isReady``).
+    var isReady: Bool { machine.withLock { $0.isReady } }
+
+    /// How many claims wait in the queue, not yet in a statement (for tests that must know
+    /// a claim is queued before they move the clock).
+    var queuedCount: Int { machine.withLock { $0.queuedCount } }
+
+    /// How many slots wait on their lanes for a claim (for tests that must know a slot waits
+    /// before they queue the claim that wakes it).
+    var idleCount: Int { machine.withLock { $0.idleCount } }
+
+    /// Stops taking claims, fails every queued one and sends every waiting slot away from its
+    /// lane; ``run(lanes:isOpen:close:send:)`` returns once the batches in flight are
+    /// answered or past their deadline.
+    func close() {
+        perform(machine.withLock { $0.close() })
+    }
+
+    /// One slot's lane: opened, reported, held until the state machine gives it back.
+    private func openLane<Lane: Sendable>(
+        for slot: UInt64,
+        _ openLane: @Sendable (_ use: (Lane) async -> Void) async throws -> Void,
         isOpen: @escaping @Sendable (Lane) -> Bool,
+        close: @escaping @Sendable (Lane) -> Void,
         send: @escaping @Sendable (ClaimBatch, Lane) async throws -> Set<ReplayID>
     ) async {
-        let slot = state.withLock { state in
-            defer { state.nextSlotNumber += 1 }
-            return state.nextSlotNumber
-        }
-        var next: Taken? = first
-        while let start = next {
-            var inHand: Taken? = start  // taken, not yet sent
-            next = nil
-            do {
-                try await openLane { lane in
-                    var fresh = true
-                    while let current = inHand {
-                        guard fresh || isOpen(lane) else {
-                            next = current  // closed while held: the batch goes out on a new lane
-                            return
-                        }
-                        fresh = false
-                        inHand = nil
-                        let sent = await answer(current.number, current.claims) { try await send($0, lane) }
-                        guard sent else {
-                            next = nextBatch(finished: current.number)  // on a new lane
-                            return
-                        }
-                        inHand = await batchOnLane(slot: slot, finished: current.number)
-                    }
-                }
-            } catch {
-                // No lane: the batch in hand fails (fail closed); the next one tries again.
-                if let current = inHand {
-                    for claim in current.claims { claim.waiter.finish(.failure(error)) }
-                    next = nextBatch(finished: current.number)
+        do {
+            try await openLane { lane in
+                let held = HeldLane(slot: slot, isOpen: { isOpen(lane) }, send: { try await send($0, lane) }, close: { close(lane) })
+                await withCheckedContinuation { opener in
+                    held.park(opener)
+                    let now = clock.now
+                    perform(machine.withLock { $0.laneOpened(slot: slot, lane: held, now: now) })
                 }
             }
+        } catch {
+            let now = clock.now
+            perform(machine.withLock { $0.laneFailed(slot: slot, error: error, now: now) })
         }
+        openings.withLock { _ = $0.removeValue(forKey: slot) }
     }
 
-    /// Until cancelled (by ``run(lanes:isOpen:send:)``, once closed and every statement
-    /// answered): every ``watchInterval``, answers the claims past their deadline
-    /// `unavailable`, drops the queued ones among them so they are never sent, cancels a
-    /// statement once every claim in it has expired (its connection is then closed), and
-    /// sends each slot that has waited on its lane for a whole interval away from it.
+    /// Until cancelled (once the batcher has stopped): ticks the state machine every
+    /// ``watchInterval``.
     private func watchDeadlines() async {
         while true {
             do { try await clock.sleep(for: watchInterval) } catch { return }
             let now = clock.now
-            let (late, abandoned, retired) = state.withLock { state -> ([ClaimWaiter], [Task<Set<ReplayID>, any Error>], [Idle]) in
-                var late: [ClaimWaiter] = []
-                var abandoned: [Task<Set<ReplayID>, any Error>] = []
-                // A slot that has waited on its lane a full interval leaves it.
-                let retiring = state.idle.filter { $0.value.since.advanced(by: watchInterval) <= now }
-                for slot in retiring.keys { state.idle[slot] = nil }
-                // The queue is in arrival order, and every claim waits equally long.
-                let expired = state.queue.prefix { $0.deadline <= now }.count
-                late.append(contentsOf: state.queue.prefix(expired).map(\.waiter))
-                state.queue.removeFirst(expired)
-                for (number, running) in state.running {
-                    for claim in running.claims where claim.deadline <= now { late.append(claim.waiter) }
-                    if running.deadline <= now, !running.cancelled, let statement = running.statement {
-                        abandoned.append(statement)
-                        state.running[number]?.cancelled = true
-                    }
-                }
-                return (late, abandoned, Array(retiring.values))
-            }
-            answerLate(late)
-            for statement in abandoned { statement.cancel() }
-            for slot in retired { slot.wake.resume(returning: false) }
+            perform(machine.withLock { $0.tick(now: now) })
         }
     }
 
-    /// Answers claims whose deadline passed `unavailable` (those already answered keep
-    /// their answer): the watcher and the batch taker both find them.
-    private func answerLate(_ waiters: [ClaimWaiter]) {
-        for waiter in waiters where !waiter.isFinished {
-            waiter.finish(.failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)")))
+    /// Does what the state machine decided.
+    private func perform(_ actions: Machine.Actions) {
+        for (waiter, answer) in actions.answers { waiter.finish(result(of: answer)) }
+        for lane in actions.releases { lane.release() }
+        for lane in actions.abandonedLanes { lane.abandon() }
+        for slot in actions.abandonedOpenings { openings.withLock { $0.removeValue(forKey: slot) }?.cancel() }
+        for send in actions.sends { start(send) }
+        if !actions.opens.isEmpty, let open = opener.withLock({ $0 }) {
+            // Started under the openings' own lock, so the task's removal of its entry comes after it.
+            for slot in actions.opens { openings.withLock { $0[slot] = open(slot) } }
         }
+        if actions.stopped { stop.finish() }
     }
 
-    /// How many claims wait in the queue, not yet in a statement (for tests that must know
-    /// a claim is queued before they move the clock).
-    var queuedCount: Int { state.withLock { $0.queue.count } }
-
-    /// How many slots wait on their lanes for a claim (for tests that must know a slot waits
-    /// before they queue the claim that wakes it).
-    var idleCount: Int { state.withLock { $0.idle.count } }
-
-    /// Stops taking claims, fails every queued one and sends every waiting slot away from its
-    /// lane; ``run(lanes:isOpen:send:)`` returns once the batches in flight are answered.
-    func close() {
-        let (queued, idle) = state.withLock { state in
-            state.closed = true
-            defer {
-                state.queue = []
-                state.idle = [:]
-            }
-            return (state.queue, Array(state.idle.values))
+    /// Starts one statement in a task of its own, which reports its answer as an event; a
+    /// lane found closed is reported instead.
+    private func start(_ send: Machine.Send) {
+        let lane = send.lane
+        guard lane.isOpen else {
+            perform(machine.withLock { $0.laneClosed(slot: send.slot, batch: send.batch) })
+            return
         }
-        for claim in queued {
-            claim.waiter.finish(.failure(ReplayStoreError(.unavailable, "the PostgreSQL replay store has stopped")))
+        var statement = send.statement
+        statement.timeLeft = clock.now.duration(to: send.deadline)
+        let task = Task {
+            let result: Result<Set<ReplayID>, any Error>
+            do { result = .success(try await lane.send(statement)) } catch { result = .failure(error) }
+            let now = clock.now
+            perform(machine.withLock { $0.statementFinished(slot: send.slot, batch: send.batch, result: result, now: now) })
         }
-        for slot in idle { slot.wake.resume(returning: false) }
-        ring.finish()
+        lane.hold(task)
     }
 
-    /// The next batch for a slot whose statement on its lane just ended: at once if claims
-    /// are queued, else once the slot, waiting on its lane, is woken by a claim. `nil` when
-    /// it should leave its lane (it waited a full watch interval, or the batcher closed or
-    /// was cancelled) and the queue is empty; its slot is then free.
-    private func batchOnLane(slot: UInt64, finished: UInt64) async -> Taken? {
-        if let batch = nextBatch(finished: finished, keepingSlot: true) { return batch }
-        while true {
-            let woken = await withTaskCancellationHandler {
-                await withCheckedContinuation { (wake: CheckedContinuation<Bool, Never>) in
-                    let waits = state.withLock { state in
-                        // A claim queued since the last look, or a batcher stopping: no wait.
-                        guard state.queue.isEmpty, !state.closed, !Task.isCancelled else { return false }
-                        state.idle[slot] = Idle(since: clock.now, wake: wake)
-                        return true
-                    }
-                    if !waits { wake.resume(returning: true) }
-                }
-            } onCancel: {
-                state.withLock { $0.idle.removeValue(forKey: slot) }?.wake.resume(returning: false)
-            }
-            let leaving = !woken || state.withLock { $0.closed } || Task.isCancelled
-            if let batch = nextBatch(finished: nil, holdingSlot: true, keepingSlot: !leaving) { return batch }
-            if leaving { return nil }
+    private func result(of answer: Machine.Answer) -> Result<Bool, any Error> {
+        switch answer {
+        case .granted: .success(true)
+        case .replayed: .success(false)
+        case .failed(let error): .failure(error)
+        case .late: .failure(ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(claimTimeout)"))
+        case .stopped: .failure(ReplayStoreError(.unavailable, "the PostgreSQL replay store has stopped"))
         }
-    }
-
-    /// Takes the next batch, with the number the watcher knows it by while it runs: the
-    /// queued claims still waiting, oldest first.
-    /// - Parameters:
-    ///   - finished: The batch whose statement just ended, if any (its slot's task asks).
-    ///   - holdingSlot: Whether the caller holds a slot already (a slot's task does); a new
-    ///     task (the dispatcher asks, `false`) gets a batch only if a slot is free. By
-    ///     default, whether a batch just finished.
-    ///   - keepingSlot: Whether a slot's task keeps its slot when the queue is empty (to wait
-    ///     on its lane) rather than freeing it.
-    private func nextBatch(finished: UInt64?, holdingSlot: Bool? = nil, keepingSlot: Bool = false) -> Taken? {
-        let holding = holdingSlot ?? (finished != nil)
-        let now = clock.now
-        var late: [ClaimWaiter] = []
-        defer {
-            // Past its deadline a claim is never sent, whether or not the watcher saw it yet.
-            answerLate(late)
-        }
-        return state.withLock { state in
-            if let finished { state.running[finished] = nil }
-            state.queue.removeAll { claim in
-                if claim.deadline <= now { late.append(claim.waiter) }
-                return claim.deadline <= now || claim.waiter.isFinished
-            }
-            guard !state.queue.isEmpty, holding || state.inFlight < maximumInFlight else {
-                if holding, !keepingSlot { state.inFlight -= 1 }
-                return nil
-            }
-            if !holding { state.inFlight += 1 }
-            let count = min(maximumBatch, state.queue.count)
-            let claims = Array(state.queue.prefix(count))
-            state.queue.removeFirst(count)
-            let number = state.nextBatchNumber
-            state.nextBatchNumber += 1
-            state.running[number] = Running(claims: claims, deadline: claims.map(\.deadline).max()!)
-            return (number, claims)
-        }
-    }
-
-    /// Sends one batch and answers each of its claims.
-    /// - Returns: `false` when its statement failed, `true` when it was answered or had no
-    ///   claim left to send.
-    private func answer(_ number: UInt64, _ claims: [Claim], send: @escaping @Sendable (ClaimBatch) async throws -> Set<ReplayID>) async -> Bool {
-        var deadlines: [ReplayID: Int64] = [:]
-        for claim in claims where !claim.waiter.isFinished {
-            deadlines[claim.id] = max(deadlines[claim.id] ?? .min, claim.expiresAt)
-        }
-        guard !deadlines.isEmpty else { return true }
-        let ids = deadlines.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
-        let batch = ClaimBatch(ids: ids, expiresAt: ids.map { deadlines[$0]! })
-        // Its own task, so the watcher can cancel this statement alone; started inside the
-        // critical section, so no pass of the watcher can see the statement under way (its
-        // claims sent) and not yet cancellable.
-        let statement = state.withLock { state in
-            let statement = Task { try await send(batch) }
-            state.running[number]?.statement = statement
-            return statement
-        }
-        let recorded: Set<ReplayID>
-        do {
-            recorded = try await withTaskCancellationHandler {
-                try await statement.value
-            } onCancel: {
-                statement.cancel()  // the store is stopping: stop the statement too
-            }
-        } catch {
-            for claim in claims { claim.waiter.finish(.failure(error)) }
-            return false
-        }
-        // The first claim of a recorded id wins; any other claim of it in this batch is a replay.
-        var granted = Set<ReplayID>()
-        for claim in claims {
-            let wins = recorded.contains(claim.id) && granted.insert(claim.id).inserted
-            claim.waiter.finish(.success(wins))
-        }
-        return true
     }
 }
 
@@ -415,62 +226,5 @@ extension ClaimBatcher where C == ContinuousClock {
     /// Creates a batcher whose deadlines are on the continuous clock, as the store's are.
     convenience init(maximumBatch: Int = 256, maximumInFlight: Int, claimTimeout: Duration = .seconds(2)) {
         self.init(maximumBatch: maximumBatch, maximumInFlight: maximumInFlight, claimTimeout: claimTimeout, clock: ContinuousClock())
-    }
-}
-
-/// The continuation of one queued claim, resumed exactly once: by its batch, by its caller's
-/// cancellation, or by the store stopping, whichever comes first.
-final class ClaimWaiter: Sendable {
-    private enum Slot {
-        case waiting
-        case attached(CheckedContinuation<Bool, any Error>)
-        case finished
-        /// Finished before the continuation existed (cancelled first); `attach` resumes it.
-        case finishedEarly(Result<Bool, any Error>)
-    }
-
-    private let slot = Mutex(Slot.waiting)
-
-    /// Whether an answer has been given (the claim need not be sent any more).
-    var isFinished: Bool {
-        slot.withLock { slot in
-            switch slot {
-            case .finished, .finishedEarly: true
-            case .waiting, .attached: false
-            }
-        }
-    }
-
-    /// Attaches the continuation; resumes it at once and returns `false` when the claim was
-    /// answered (cancelled) before it existed.
-    func attach(_ continuation: CheckedContinuation<Bool, any Error>) -> Bool {
-        let early: Result<Bool, any Error>? = slot.withLock { slot in
-            if case .finishedEarly(let result) = slot {
-                slot = .finished
-                return result
-            }
-            slot = .attached(continuation)
-            return nil
-        }
-        guard let early else { return true }
-        continuation.resume(with: early)
-        return false
-    }
-
-    /// Answers the claim, if nothing has yet.
-    func finish(_ result: Result<Bool, any Error>) {
-        let continuation: CheckedContinuation<Bool, any Error>? = slot.withLock { slot in
-            switch slot {
-            case .waiting:
-                slot = .finishedEarly(result)
-                return nil
-            case .attached(let continuation):
-                slot = .finished
-                return continuation
-            case .finished, .finishedEarly:
-                return nil
-            }
-        }
-        continuation?.resume(with: result)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import PostgresNIO
 import WebAppLaunch
@@ -8,21 +9,48 @@ import WebAppLaunch
 ///
 /// `RETURNING` yields only the rows actually inserted: an id already present is skipped, so
 /// the ids returned are exactly the claims this batch won.
+///
+/// The database itself refuses claims that reach it after their deadline: the insert runs
+/// only while `clock_timestamp()` is before `$3` (the batch's earliest claim deadline, as
+/// seconds since 1970), and otherwise the statement inserts nothing and returns one `NULL`
+/// row, read as ``Row/pastDeadline``. By then the batcher has answered those claims
+/// `unavailable`, so a 503 does not leave a recorded claim behind (a statement a paused
+/// database resumes seconds later records nothing).
 struct InsertClaimsStatement: PostgresPreparedStatement {
-    static let name = "webapp_launch_insert_claims_v1"
+    static let name = "webapp_launch_insert_claims_v2"
     static let sql = """
+        WITH deadline_check AS (SELECT clock_timestamp() < to_timestamp($3::double precision) AS in_time), \
+        inserted AS (\
         INSERT INTO webapp_launch_claims (replay_id, expires_at) \
-        SELECT * FROM unnest($1::bytea[], $2::bigint[]) \
-        ON CONFLICT (replay_id) DO NOTHING RETURNING replay_id
+        SELECT claim.replay_id, claim.expires_at \
+        FROM unnest($1::bytea[], $2::bigint[]) AS claim(replay_id, expires_at), deadline_check \
+        WHERE deadline_check.in_time \
+        ON CONFLICT (replay_id) DO NOTHING RETURNING replay_id) \
+        SELECT replay_id FROM inserted \
+        UNION ALL SELECT NULL::bytea FROM deadline_check WHERE NOT deadline_check.in_time
         """
-    typealias Row = ReplayID?
+
+    /// One returned row.
+    enum Row: Sendable, Equatable {
+        /// An id this batch recorded (`nil` for a value that is not 16 bytes, never written
+        /// by this store).
+        case recorded(ReplayID?)
+        /// The statement reached the database after its deadline and recorded nothing.
+        case pastDeadline
+    }
 
     /// The batch's ids, each as its 16 bytes (high then low half, big-endian: the id's bytes
     /// in order), index for index with `expiresAt`.
     let ids: [ByteBuffer]
     let expiresAt: [Int64]
+    /// Seconds since 1970 after which the database records nothing.
+    let notAfter: Double
 
-    init(_ batch: ClaimBatch) {
+    /// - Parameters:
+    ///   - batch: The claims.
+    ///   - now: The current wall-clock time (the database compares its own clock with it:
+    ///     the instances' and the database's clocks must agree, as NTP keeps them).
+    init(_ batch: ClaimBatch, now: Date = Date()) {
         ids = batch.ids.map { id in
             var buffer = ByteBuffer()
             buffer.writeInteger(id.high)
@@ -30,17 +58,24 @@ struct InsertClaimsStatement: PostgresPreparedStatement {
             return buffer
         }
         expiresAt = batch.expiresAt
+        if let timeLeft = batch.timeLeft {
+            let (seconds, attoseconds) = timeLeft.components
+            notAfter = now.timeIntervalSince1970 + Double(seconds) + Double(attoseconds) / 1e18
+        } else {
+            notAfter = .infinity
+        }
     }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
+        var bindings = PostgresBindings(capacity: 3)
         bindings.append(ids)
         bindings.append(expiresAt)
+        bindings.append(notAfter)
         return bindings
     }
 
-    /// The recorded id, or `nil` for a value that is not 16 bytes (never written by this store).
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        ReplayID(bytes: try row.decode(ByteBuffer.self).readableBytesView)
+        guard let bytes = try row.decode(ByteBuffer?.self) else { return .pastDeadline }
+        return .recorded(ReplayID(bytes: bytes.readableBytesView))
     }
 }

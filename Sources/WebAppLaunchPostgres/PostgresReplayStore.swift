@@ -33,10 +33,17 @@ import WebAppRegistry
 /// service group (its `run()` drives the connection pool and the sweeper, and returns on
 /// graceful shutdown).
 /// Every claim is answered by its deadline (the batcher watches them), and every statement
-/// has a deadline that cancels it (a query in flight is stopped by closing its connection):
-/// when PostgreSQL is unreachable, slow or restarting, claims throw ``ReplayStoreError``
-/// (the middleware answers 503) and the pool reconnects by itself once the database is
-/// back. Nothing is ever accepted that was not recorded.
+/// has a deadline that abandons it (its connection is closed and nothing waits for the
+/// query, which the driver may never answer): when PostgreSQL is unreachable, slow,
+/// restarting or paused, claims throw ``ReplayStoreError`` (the middleware answers 503),
+/// the abandoned statement's slot opens a new connection, and the pool reconnects by itself
+/// once the database is back; ``run()`` returns within a claim timeout of graceful shutdown
+/// whatever the database does. Nothing is ever accepted that was not recorded, and the
+/// database refuses a claim that reaches it after its deadline, so a claim answered 503
+/// is not recorded later (`InsertClaimsStatement`). ``readiness()`` reports whether claims
+/// are succeeding, for `/readyz`. The store requires durable commits: before its first
+/// claim it checks `synchronous_commit` and refuses to claim while it is `off`, unless
+/// ``Configuration/allowsAsynchronousCommit``.
 public final class PostgresReplayStore: ReplayStore, Service {
     /// Connection and timing settings.
     public struct Configuration: Sendable {
@@ -59,6 +66,13 @@ public final class PostgresReplayStore: ReplayStore, Service {
         public var claimTimeout: Duration = .seconds(2)
         /// How often expired rows are deleted (and the size gauge updated).
         public var sweepInterval: Duration = .seconds(30)
+        /// Whether a database running with `synchronous_commit = off` is accepted. Off by
+        /// default: such a database acknowledges a claim before it is on disk, so a crash
+        /// or an immediate shutdown can lose claims it already confirmed, and a launch
+        /// accepted before could then be accepted again. The store checks the setting of
+        /// its own connections before its first claim and, unless this allows it, refuses
+        /// every claim (503, not ready) and logs why. For development clusters only.
+        public var allowsAsynchronousCommit = false
 
         /// Creates settings for a database URL.
         /// - Parameter url: The connection URL (it may carry a password: it is never logged).
@@ -72,8 +86,13 @@ public final class PostgresReplayStore: ReplayStore, Service {
     private let size: Gauge
     /// Concurrent claims, gathered into one statement per batch.
     private let batcher: ClaimBatcher<ContinuousClock>
-    /// Whether this store has seen the table exist. Invariant: only ever goes from `false` to `true`.
+    /// Whether this store has seen the table exist and the durability it needs. Invariant:
+    /// only ever goes from `false` to `true`.
     private let schemaReady = Atomic<Bool>(false)
+    /// Whether the refusal of an asynchronous-commit database was logged (once per store).
+    private let refusalLogged = Atomic<Bool>(false)
+    /// Whether a readiness probe is in flight (at most one at a time).
+    private let probing = Atomic<Bool>(false)
 
     /// The table holding claims.
     public static let tableName = "webapp_launch_claims"
@@ -119,9 +138,12 @@ public final class PostgresReplayStore: ReplayStore, Service {
             group.addTask {
                 // Each statement slot holds a pooled connection while claims keep coming (and
                 // a watch interval after), leaving one the database closed meanwhile.
+                // A statement that fails or misses its claims' deadline closes its connection
+                // (the pool replaces it), and is never waited for after that.
                 await self.batcher.run(
                     lanes: { use in try await self.client.withConnection { connection in await use(connection) } },
                     isOpen: { connection in !connection.isClosed },
+                    close: { connection in Self.close(connection) },
                     send: { batch, connection in try await self.insert(batch, on: connection) }
                 )
             }
@@ -154,20 +176,40 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Whether claims can be expected to succeed, for a load balancer's readiness check:
+    /// `false` once the store has stopped, and while the claim path is failing (the latest
+    /// statement failed or missed its deadline, or no connection could be opened). While
+    /// not ready, each call sends one probe claim (a random id, swept at the next sweep)
+    /// through the same path, at most one at a time, so the store turns ready again as soon
+    /// as claims succeed, even with no launches coming.
+    public func readiness() async -> Bool {
+        if batcher.isReady { return true }
+        guard probing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return false }
+        defer { probing.store(false, ordering: .releasing) }
+        let probe = ReplayID(high: .random(in: .min ... .max), low: .random(in: .min ... .max))
+        return (try? await batcher.claim(probe, expiresAt: 1)) == true
+    }
+
     /// Records one batch of claims in one statement and returns the ids it recorded first
     /// (`RETURNING` yields only rows actually inserted; an id already present is skipped).
     /// Its deadline is the batcher's: once every claim in the batch has expired, the batcher
-    /// cancels this task, which closes the connection under a query still in flight.
+    /// cancels this task, which then closes the connection and returns at once, never
+    /// waiting for the query (see ``waitAbandoningOnCancel(timeout:abandon:_:)``). The
+    /// database refuses the batch once its earliest deadline has passed (the statement
+    /// then throws `unavailable`), so claims answered 503 are not recorded later.
     /// - Parameters:
     ///   - batch: The claims, unique and ascending.
     ///   - connection: The statement slot's connection (leased by the batcher's lane).
-    private func insert(_ batch: ClaimBatch, on connection: PostgresConnection) async throws -> Set<ReplayID> {
-        let statement = InsertClaimsStatement(batch)
-        return try await closingOnCancel(connection) {
-            try await self.ensureSchema(on: connection)
+    func insert(_ batch: ClaimBatch, on connection: PostgresConnection) async throws -> Set<ReplayID> {
+        try await waitAbandoningOnCancel(abandon: { Self.close(connection) }) {
+            try await self.prepare(connection)
+            let statement = InsertClaimsStatement(batch)
             var recorded = Set<ReplayID>()
-            for try await id in try await connection.execute(statement, logger: self.logger) {
-                if let id { recorded.insert(id) }
+            for try await row in try await connection.execute(statement, logger: self.logger) {
+                switch row {
+                case .recorded(let id): if let id { recorded.insert(id) }
+                case .pastDeadline: throw ReplayStoreError(.unavailable, "the claims reached PostgreSQL after their deadline")
+                }
             }
             return recorded
         }
@@ -179,17 +221,15 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// - Returns: How many rows were deleted.
     @discardableResult
     public func sweep(now: UInt64) async throws -> Int {
-        try await withDeadline(configuration.claimTimeout * 5) {
-            try await self.onConnection { connection in
-                try await self.ensureSchema(on: connection)
-                let cutoff = Int64(clamping: now)
-                let deleted = try await self.count("DELETE FROM webapp_launch_claims WHERE expires_at <= \(cutoff) RETURNING 1", on: connection)
-                var total: Int64 = 0
-                let rows = try await connection.query("SELECT COUNT(*)::BIGINT FROM webapp_launch_claims", logger: self.logger)
-                for try await value in rows.decode(Int64.self) { total = value }
-                self.size.record(total)
-                return deleted
-            }
+        try await onConnection(timeout: configuration.claimTimeout * 5) { connection in
+            try await self.prepare(connection)
+            let cutoff = Int64(clamping: now)
+            let deleted = try await self.count("DELETE FROM webapp_launch_claims WHERE expires_at <= \(cutoff) RETURNING 1", on: connection)
+            var total: Int64 = 0
+            let rows = try await connection.query("SELECT COUNT(*)::BIGINT FROM webapp_launch_claims", logger: self.logger)
+            for try await value in rows.decode(Int64.self) { total = value }
+            self.size.record(total)
+            return deleted
         }
     }
 
@@ -200,32 +240,45 @@ public final class PostgresReplayStore: ReplayStore, Service {
         return rows
     }
 
-    /// Runs `body` on one pooled connection, closed if the calling task is cancelled.
-    private func onConnection<Value: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
-        try await client.withConnection { connection in try await closingOnCancel(connection) { try await body(connection) } }
-    }
-
-    /// Runs `body`, closing `connection` if the calling task is cancelled meanwhile: that
-    /// fails a query stuck in flight at once (the pool replaces the connection), which is
-    /// how every statement's deadline ends it.
-    private func closingOnCancel<Value: Sendable>(
-        _ connection: PostgresConnection,
-        _ body: @escaping @Sendable () async throws -> Value
+    /// Runs `body` on one pooled connection, the lease included, within `timeout`: on
+    /// timeout or cancellation the connection (if leased) is closed and the wait ends at
+    /// once, never waiting for the query (see ``waitAbandoningOnCancel(timeout:abandon:_:)``).
+    /// Any failure is ``ReplayStoreError/Code/unavailable``, as from the SQLite store.
+    private func onConnection<Value: Sendable>(
+        timeout: Duration,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws -> Value {
-        try await withTaskCancellationHandler {
-            try await body()
-        } onCancel: {
-            let closed: EventLoopFuture<Void> = connection.close()
-            closed.whenComplete { _ in }
+        let leased = Mutex<PostgresConnection?>(nil)
+        do {
+            return try await waitAbandoningOnCancel(timeout: timeout, abandon: { leased.withLock { $0 }.map(Self.close) }) {
+                try await self.client.withConnection { connection in
+                    leased.withLock { $0 = connection }
+                    if Task.isCancelled { Self.close(connection) }  // abandoned while leasing
+                    return try await body(connection)
+                }
+            }
+        } catch let error as ReplayStoreError {
+            throw error
+        } catch {
+            throw ReplayStoreError(.unavailable, "PostgreSQL failed: \(String(describing: type(of: error)))")
         }
     }
 
-    /// Creates the table the first time this store needs it, on the connection at hand (a
-    /// statement slot may hold the pool's only one). Concurrent first claims may collide
-    /// inside PostgreSQL's catalog (two `CREATE TABLE IF NOT EXISTS` at once); one retry
-    /// absorbs that, within the claim's deadline.
-    private func ensureSchema(on connection: PostgresConnection) async throws {
+    /// Closes a connection without waiting (the pool replaces it); a query in flight on it
+    /// fails, unless the driver lost it, and then nothing waits for it.
+    private static func close(_ connection: PostgresConnection) {
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { _ in }
+    }
+
+    /// The first time this store needs it, on the connection at hand (a statement slot may
+    /// hold the pool's only one): checks that the database commits durably (unless
+    /// ``Configuration/allowsAsynchronousCommit``) and creates the table. Concurrent first
+    /// claims may collide inside PostgreSQL's catalog (two `CREATE TABLE IF NOT EXISTS` at
+    /// once); one retry absorbs that, within the claim's deadline.
+    private func prepare(_ connection: PostgresConnection) async throws {
         guard !schemaReady.load(ordering: .acquiring) else { return }
+        try await checkDurability(on: connection)
         do {
             try await createSchema(on: connection)
         } catch {
@@ -235,36 +288,30 @@ public final class PostgresReplayStore: ReplayStore, Service {
         schemaReady.store(true, ordering: .releasing)
     }
 
+    /// Refuses a database whose commits are acknowledged before they are durable
+    /// (`synchronous_commit = off`, as this connection sees it: the setting may differ by
+    /// role or database), unless the configuration allows it.
+    private func checkDurability(on connection: PostgresConnection) async throws {
+        guard !configuration.allowsAsynchronousCommit else { return }
+        var setting = ""
+        for try await value in try await connection.query("SHOW synchronous_commit", logger: logger).decode(String.self) { setting = value }
+        guard setting.lowercased() != "off" else {
+            if !refusalLogged.exchange(true, ordering: .relaxed) {
+                logger.error(
+                    "replay_store.asynchronous_commit_refused",
+                    metadata: ["store": "postgres", "synchronous_commit": "off"]
+                )
+            }
+            throw ReplayStoreError(
+                .unavailable,
+                "PostgreSQL runs with synchronous_commit=off: a crash could forget claims it confirmed; set it on, or allow it for development"
+            )
+        }
+    }
+
     private func createSchema(on connection: PostgresConnection) async throws {
         _ = try await count("CREATE TABLE IF NOT EXISTS webapp_launch_claims (replay_id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL)", on: connection)
         _ = try await count("CREATE INDEX IF NOT EXISTS webapp_launch_claims_expiry ON webapp_launch_claims (expires_at)", on: connection)
-    }
-
-    /// Runs `operation` with a deadline: whichever of the operation and the timer finishes
-    /// first wins, and the other is cancelled (the operation's query with it). Any failure is
-    /// ``ReplayStoreError/Code/unavailable``, the same error the SQLite store throws.
-    private func withDeadline<T: Sendable>(
-        _ timeout: Duration,
-        _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await operation() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw ReplayStoreError(.unavailable, "PostgreSQL did not answer within \(timeout)")
-                }
-                return value
-            }
-        } catch let error as ReplayStoreError {
-            throw error
-        } catch {
-            throw ReplayStoreError(.unavailable, "PostgreSQL failed: \(String(describing: type(of: error)))")
-        }
     }
 
     static func clientConfiguration(from url: String) throws -> PostgresClient.Configuration {

@@ -168,7 +168,9 @@ extension WebAppLaunchCommand {
                     let store = try await SQLiteReplayStore.open(path: path)
                     return (store, [store])
                 case .postgres(let url):
-                    let store = try PostgresReplayStore(configuration: .init(url: url), logger: logger)
+                    var storeConfiguration = PostgresReplayStore.Configuration(url: url)
+                    storeConfiguration.allowsAsynchronousCommit = replay.replayAllowAsyncCommit
+                    let store = try PostgresReplayStore(configuration: storeConfiguration, logger: logger)
                     return (store, [store])
                 }
             } catch {

@@ -15,6 +15,9 @@ struct ReplayOption: ParsableArguments {
     )
     var replay: String?
 
+    @Flag(name: .long, help: "Accept a PostgreSQL replay store running with synchronous_commit=off (development clusters only: a crash could forget used launches).")
+    var replayAllowAsyncCommit = false
+
     /// The store named (and where its text came from, for the inline-secret warning), or the
     /// default SQLite file when none is named. Resolved first by every command, so an
     /// unreadable `env:`/`file:` fails before anything else.

@@ -77,6 +77,7 @@ extension WebAppLaunchCommand {
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy
             configuration.replayStore = replayStore
+            configuration.replayAllowsAsynchronousCommit = replay.replayAllowAsyncCommit
             configuration.metrics = MetricsListener(metricsAddress)
             if keyring.isDevelopment {
                 configuration.demoUsers = try DevelopmentDefaults.demoUsers()

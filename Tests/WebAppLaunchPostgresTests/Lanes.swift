@@ -55,6 +55,15 @@ final class Lanes: Sendable {
     }
 
     var events: [Event] { state.withLock { $0.events } }
+    /// Each lane's own events, in order (lanes live side by side: a replacement may open
+    /// before the lane it replaces is given back).
+    var lifetimes: [Int: [Event]] {
+        Dictionary(grouping: events) { event in
+            switch event {
+            case .opened(let lane), .closed(let lane): lane
+            }
+        }
+    }
     /// The lane of each statement, in the order they were sent.
     var statementLanes: [Int] { state.withLock { $0.statements.map(\.lane) } }
 }

@@ -214,6 +214,52 @@ struct PostgresReplayStoreTests {
         #expect(await outage.value == 0, "a claim was granted while the database was down")
     }
 
+    @Test("/readyz answers 200 while the store claims, 503 once claims fail with PostgreSQL stopped, and 200 again once it is back (a probe claim finds the way back, with no launch needed)")
+    func readinessFollowsTheClaimPath() async throws {
+        let cluster = try await PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let store = try PostgresFixtures.store(url: cluster.url, claimTimeout: .milliseconds(800))
+        try await withRunning(store) { try await withRunningServer(replayStore: store) { port in
+            let readyz = "http://127.0.0.1:\(port)/readyz"
+            #expect(try await statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"]) == [303])
+            #expect(try await statusCodes(of: [readyz]) == [200])
+
+            try await cluster.stop()
+            #expect(try await statusCodes(of: [try "http://127.0.0.1:\(port)\(PostgresFixtures.launchPathAndQuery())"]) == [503])
+            #expect(try await statusCodes(of: [readyz]) == [503], "ready while every claim fails")
+            #expect(try await statusCodes(of: ["http://127.0.0.1:\(port)/healthz"]) == [200], "liveness is not readiness")
+
+            try await cluster.restart()
+            var ready = false
+            for _ in 0..<60 where !ready {
+                ready = try await statusCodes(of: [readyz]) == [200]
+                if !ready { try await Task.sleep(for: .milliseconds(250)) }
+            }
+            #expect(ready, "not ready again within 15 s of PostgreSQL coming back")
+        } }
+    }
+
+    @Test("a database whose commits are asynchronous (synchronous_commit=off for the store's role) is refused: every claim 503, not ready; a store allowed asynchronous commits (development) claims")
+    func asynchronousCommitIsRefused() async throws {
+        let cluster = try await PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        _ = try await psql(cluster.url, "ALTER ROLE postgres SET synchronous_commit = off")
+        let strict = try PostgresFixtures.store(url: cluster.url, claimTimeout: .seconds(1))
+        let lenient = try PostgresFixtures.store(url: cluster.url, allowsAsynchronousCommit: true)
+        try await withRunning(strict, lenient) { () async throws in
+            await #expect {
+                try await strict.claim(ReplayID(high: 4, low: 1), until: 5_000, now: 100)
+            } throws: { error in
+                (error as? ReplayStoreError)?.code == .unavailable
+            }
+            #expect(await strict.readiness() == false)
+            #expect(try await lenient.claim(ReplayID(high: 4, low: 2), until: 5_000, now: 100))
+            #expect(await lenient.readiness())
+        }
+        #expect(try await claimCount(cluster.url) >= 1)
+        #expect(try await psql(cluster.url, "SELECT COUNT(*) FROM webapp_launch_claims WHERE replay_id = decode('0000000000000004' || '0000000000000001', 'hex')").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the refused claim was recorded")
+    }
+
     @Test("without sslmode, TLS is required for any database host but loopback", arguments: [
         (nil, "db.example", "require"), (nil, "10.0.0.5", "require"), (nil, "127.0.0.1", "prefer"), (nil, "localhost", "prefer"),
         ("disable", "db.example", "disable"), ("prefer", "db.example", "prefer"), ("require", "127.0.0.1", "require"),

@@ -23,10 +23,11 @@ struct PostgresTestCluster: Sendable {
         return PostgresTestCluster(directory: directory, url: url)
     }
 
-    /// Stops the server (the data stays), as an outage would.
-    func stop() async throws {
-        TestTrace.note("postgres: stopping the cluster")
-        _ = try await Self.run(["stop", directory])
+    /// Stops the server (the data stays), as an outage would: `fast` (sessions ended cleanly)
+    /// or `immediate` (as a crash: no shutdown checkpoint, recovery at the next start).
+    func stop(mode: String = "fast") async throws {
+        TestTrace.note("postgres: stopping the cluster (\(mode))")
+        _ = try await Self.run(["stop", directory, mode])
         TestTrace.note("postgres: cluster stopped")
     }
 
@@ -107,6 +108,7 @@ enum PostgresFixtures {
         claimTimeout: Duration = .seconds(2),
         poolSize: Int = 8,
         statementsInFlight: Int = 2,
+        allowsAsynchronousCommit: Bool = false,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws -> PostgresReplayStore {
         var configuration = PostgresReplayStore.Configuration(url: url)
@@ -114,6 +116,7 @@ enum PostgresFixtures {
         configuration.poolSize = poolSize
         configuration.statementsInFlight = statementsInFlight
         configuration.connectTimeout = .seconds(1)
+        configuration.allowsAsynchronousCommit = allowsAsynchronousCommit
         return try PostgresReplayStore(configuration: configuration, logger: Logger(label: "test.pg"), clock: clock)
     }
 }

@@ -29,6 +29,16 @@ struct OperationalEndpointsTests {
         }
     }
 
+    @Test("/readyz answers 200 ready without a launch or cookie when the replay store is ready (an in-memory store always is)")
+    func readyz() async throws {
+        try await TestServer().test { client in
+            let response = try await client.get("/readyz")
+            #expect(response.status == .ok)
+            #expect(response.text == "ready\n")
+            #expect(response.setCookies.isEmpty)
+        }
+    }
+
     @Test("/metrics counts accepted launches by app, rejections by app and precise code, and the replay store's size as its sweeper saw it")
     func metricsAfterLaunches() async throws {
         let magazinToken = Fixtures.token(for: Fixtures.magazin)

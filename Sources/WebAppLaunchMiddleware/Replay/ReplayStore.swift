@@ -21,4 +21,18 @@ public protocol ReplayStore: Sendable {
     /// - Returns: `true` when this call claimed the id, `false` when it was claimed before.
     /// - Throws: ``ReplayStoreError`` when the store cannot answer; callers must reject the launch.
     func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) async throws -> Bool
+
+    /// Whether the store can be expected to answer claims now, for a readiness check
+    /// (`/readyz`): a load balancer stops sending launches to an instance whose store is
+    /// not ready, instead of letting each wait for its claim deadline and a 503.
+    ///
+    /// Cheap when ready; a store that is not ready may do bounded work (the PostgreSQL store
+    /// sends one probe claim) to find out whether it has recovered.
+    /// - Returns: `true` by default (a store in memory or in a local file is always ready).
+    func readiness() async -> Bool
+}
+
+extension ReplayStore {
+    /// Always ready: a store in memory or in a local file answers whenever the process runs.
+    public func readiness() async -> Bool { true }
 }

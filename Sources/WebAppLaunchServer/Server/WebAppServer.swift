@@ -14,7 +14,8 @@ import WebAppRegistry
 /// handshake, built from ``LaunchVerificationMiddleware`` as any Hummingbird app would be.
 ///
 /// Routes on the public listener: each served app's path (GET and POST, behind the
-/// middleware), `/healthz` and, for development keys on loopback only, the launcher console
+/// middleware), `/healthz`, `/readyz` (``ReadinessEndpoint``: whether the replay store can
+/// claim) and, for development keys on loopback only, the launcher console
 /// at `/` (``DevelopmentConsole``). Every response carries the security headers of
 /// ``SecurityHeadersMiddleware``. Metrics are served on a listener of their own
 /// (``WebAppServerConfiguration/metrics``), never on the public one.
@@ -62,8 +63,10 @@ public struct WebAppServer: Sendable {
                 throw error
             }
         case .postgres(let url):
+            var storeConfiguration = PostgresReplayStore.Configuration(url: url)
+            storeConfiguration.allowsAsynchronousCommit = configuration.replayAllowsAsynchronousCommit
             let store = try PostgresReplayStore(
-                configuration: .init(url: url),
+                configuration: storeConfiguration,
                 logger: logger,
                 clock: configuration.clock,
                 metricsFactory: metrics.factory
@@ -134,6 +137,7 @@ public struct WebAppServer: Sendable {
             strictTransportSecurity: configuration.servesHTTPS
         ))
         router.get("/healthz") { _, _ in "ok\n" }
+        router.add(middleware: ReadinessEndpoint(store: replayStore))
         if let launcher {
             // Development only: the launcher API beside the console, with the demo users'
             // tokens vouched for in process; the console asks it as the app asks its backend.

@@ -21,6 +21,9 @@ public struct WebAppServerConfiguration: Sendable {
     public var sessionLifetime: UInt64
     /// The replay store.
     public var replayStore: ReplayStoreConfiguration
+    /// Whether a PostgreSQL replay store may run on a database with `synchronous_commit = off`
+    /// (`PostgresReplayStore.Configuration.allowsAsynchronousCommit`); development only.
+    public var replayAllowsAsynchronousCommit = false
     /// The current time; injectable for tests.
     public var clock: @Sendable () -> Date
     /// How long a connection may stay silent before the server closes it; default 30 s, so
@@ -98,8 +101,8 @@ public struct WebAppServerConfiguration: Sendable {
             guard paths.insert(served.publicURL.path).inserted else {
                 throw ConfigurationError("two apps share the path \(served.publicURL.path)")
             }
-            guard ["/healthz", "/console"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
-                throw ConfigurationError("an app cannot be served under /healthz or /console")
+            guard ["/healthz", "/readyz", "/console"].allSatisfy({ !served.publicURL.path.hasPrefix($0) }) else {
+                throw ConfigurationError("an app cannot be served under /healthz, /readyz or /console")
             }
             if servesDevelopmentConsole && served.publicURL.path == "/" {
                 throw ConfigurationError("the launcher console uses `/`; serve the app under a path")
