@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import WebAppLaunch
 import WebAppLaunchMiddleware
 
 /// nginx's `auth_request` endpoint: `GET /auth` answers 202 Accepted with the identity headers
@@ -13,10 +14,17 @@ import WebAppLaunchMiddleware
 /// accept the same sessions. Any status other than 2xx, 401 or 403 makes nginx answer 500,
 /// so the endpoint uses no others.
 ///
-/// nginx's subrequest carries the client's own headers. nginx cannot remove header names by
-/// prefix, so when the client sent any `X-WebApp-Launch-*` header the endpoint answers 403
-/// and nginx refuses the request: a spoofed identity header, in any spelling, never reaches
-/// the app. (The configuration also overwrites the known names with `proxy_set_header`.)
+/// The endpoint decides with the whole request in view, as oauth2-proxy's does, and fails
+/// closed:
+/// - nginx sends the original method and target (``NginxConfiguration/originalMethod``,
+///   ``NginxConfiguration/originalURI``); without them the answer is 403. A request that is a
+///   launch by ``LaunchRequestKind`` (the configuration routes those to the gate before
+///   `auth_request`; one that got here anyway) gets 401, so nginx sends it to the gate, which
+///   exchanges or refuses it: a live session never lets a launch through to the app.
+/// - nginx cannot remove header names by prefix, so a request with any `X-WebApp-Launch-*`
+///   field in any spelling (folded: case, `_` for `-`) gets 403, as does one carrying more
+///   session cookies of ours than the configuration's maps remove
+///   (``SessionCookieFamily/nginxPasses``).
 public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddleware {
     /// The path nginx's `auth_request` subrequest is proxied to.
     public static var path: String { "/auth" }
@@ -38,6 +46,26 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
         if request.headers.contains(where: { IdentityHeaders.isIdentityField($0.name) }) {
             context.logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
             return Response(status: .forbidden)
+        }
+        if SessionCookieFamily.count(in: request.headers) > SessionCookieFamily.nginxPasses {
+            context.logger.notice("gate.too_many_session_cookies", metadata: ["code": "cookie_family"])
+            return Response(status: .forbidden)
+        }
+        guard let target = request.headers[NginxConfiguration.originalURI],
+              request.headers[NginxConfiguration.originalMethod] != nil
+        else {
+            context.logger.notice("gate.auth_without_original_request", metadata: ["code": "no_original_uri"])
+            return Response(status: .forbidden)
+        }
+        // A launch piece in the query makes the request a launch whatever its method
+        // (LaunchRequestKind: exchanged on GET or a form POST, refused elsewhere). A form POST's
+        // body is not here: the configuration sends those to the gate first, which passes on
+        // only a form without `launch`.
+        let bytes = target.utf8
+        let query = bytes.firstIndex(of: UInt8(ascii: "?")).map { Substring(bytes[bytes.index(after: $0)...]) }
+        guard !LaunchParameters.carriesLaunch(query) else {
+            context.logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
+            return Response(status: .unauthorized)
         }
         let session = try context.requireLaunchSession()
         let fields = IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken)
