@@ -10,7 +10,9 @@ import WebAppRegistry
 /// - A request carrying `launch` (GET query, or a form POST to the app's own path) is
 ///   verified, its nonce claimed in the replay store, and answered with 303 See Other to the
 ///   clean URL plus a sealed session cookie, so the token leaves the address bar and a reload
-///   works.
+///   works. A `launch` anywhere else (HEAD, OPTIONS, PUT, DELETE, another POST) gets 400 and
+///   is not claimed (``LaunchRequestKind``, the decision every entry point shares); a form
+///   too large to be a launch form is passed on unread, never refused with 413.
 /// - A request with a valid session cookie gets ``LaunchRequestContext/launchSession`` set and
 ///   goes on to the handler, its body intact (a form the middleware read is still readable).
 /// - Anything else is answered 401 with a generic reason (`invalid`, `expired`,
