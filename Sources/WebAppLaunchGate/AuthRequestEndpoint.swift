@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import WebAppLaunch
 import WebAppLaunchMiddleware
 
 /// nginx's `auth_request` endpoint: `GET /auth` answers 202 Accepted with the identity headers
@@ -30,11 +29,15 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
     public static var path: String { "/auth" }
 
     let passAccessToken: Bool
+    let appPaths: [String]
 
     /// Creates the endpoint.
-    /// - Parameter passAccessToken: Whether the access token is among the headers.
-    public init(passAccessToken: Bool) {
+    /// - Parameters:
+    ///   - passAccessToken: Whether the access token is among the headers.
+    ///   - appPaths: The app's launch paths (its public URL's path), for ``LaunchRequestKind``.
+    public init(passAccessToken: Bool, appPaths: [String]) {
         self.passAccessToken = passAccessToken
+        self.appPaths = appPaths
     }
 
     /// Answers `/auth`; passes every other request on.
@@ -52,18 +55,18 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
             return Response(status: .forbidden)
         }
         guard let target = request.headers[NginxConfiguration.originalURI],
-              request.headers[NginxConfiguration.originalMethod] != nil
+              let methodName = request.headers[NginxConfiguration.originalMethod],
+              let method = HTTPRequest.Method(methodName)
         else {
             context.logger.notice("gate.auth_without_original_request", metadata: ["code": "no_original_uri"])
             return Response(status: .forbidden)
         }
-        // A launch piece in the query makes the request a launch whatever its method
-        // (LaunchRequestKind: exchanged on GET or a form POST, refused elsewhere). A form POST's
-        // body is not here: the configuration sends those to the gate first, which passes on
-        // only a form without `launch`.
-        let bytes = target.utf8
-        let query = bytes.firstIndex(of: UInt8(ascii: "?")).map { Substring(bytes[bytes.index(after: $0)...]) }
-        guard !LaunchParameters.carriesLaunch(query) else {
+        // The one decision, on the original request: anything that is or may be a launch (a
+        // launch piece in the query, whatever the method; a form POST to the app's path, whose
+        // body is not here) is the gate's, never the app's. The configuration sends those to the
+        // gate before auth_request; one that got here anyway gets 401, so nginx sends it there.
+        let kind = LaunchRequestKind(method: method, target: Substring(target), contentType: request.headers[.contentType], appPaths: appPaths)
+        guard kind == .other else {
             context.logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
             return Response(status: .unauthorized)
         }

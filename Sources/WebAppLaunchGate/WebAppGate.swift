@@ -90,7 +90,7 @@ public struct WebAppGate: Sendable {
             // calls the router's own (empty) routes.
             router.add(middleware: ProxyMiddleware(proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream)))
         case .authRequest:
-            router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken))
+            router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken, appPaths: [configuration.publicURL.path]))
             router.add(middleware: ExchangeFallbackMiddleware(appPaths: [configuration.publicURL.path], maximumBodyBytes: configuration.maximumRequestBodyBytes))
         }
         return router

@@ -270,7 +270,7 @@ struct GateNginxConfigurationTests {
         withExtendedLifetime(upstream) {}
     }
 
-    @Test("/auth refuses without the original request, refuses a launch target, and refuses more session cookies than nginx removes")
+    @Test("/auth refuses without the original request, sends anything that may be a launch to the gate, and refuses more session cookies than nginx removes")
     func authEndpointChecks() async throws {
         try await withGate(mode: .authRequest) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
@@ -280,6 +280,10 @@ struct GateNginxConfigurationTests {
             #expect(try await client.send(auth, headers: launchTarget).status == 401)
             let headTarget = [("X-Original-URI", "/x?a=1&launch"), ("X-Original-Method", "HEAD"), ("Cookie", cookie)]
             #expect(try await client.send(auth, headers: headTarget).status == 401)
+            let formTarget = [("X-Original-URI", "/"), ("X-Original-Method", "POST"), ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)]
+            #expect(try await client.send(auth, headers: formTarget).status == 401)
+            let otherForm = [("X-Original-URI", "/submit"), ("X-Original-Method", "POST"), ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)]
+            #expect(try await client.send(auth, headers: otherForm).status == 202)
             let many = (1...SessionCookieFamily.nginxPasses).map { "__Host-webapp_launch_session_app\($0)=x" }.joined(separator: "; ")
             let crowded = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", "\(many); \(cookie)")]
             #expect(try await client.send(auth, headers: crowded).status == 403)
