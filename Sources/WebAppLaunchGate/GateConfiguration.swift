@@ -62,6 +62,10 @@ public struct GateConfiguration: Sendable {
     /// the client gets it, so the upstream connection is free again however slowly the client
     /// reads; larger ones stream.
     public var responseBufferBytes = 256 * 1024
+    /// How long a client may take to accept each chunk of a streamed response before the
+    /// response ends (the write deadline toward clients): a client that stops reading does not
+    /// keep an upstream connection.
+    public var clientWriteTimeout: Duration = .seconds(30)
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }
 

@@ -25,7 +25,8 @@ import WebAppRegistry
 /// - Each session has at most ``GateConfiguration/maximumUpstreamConnectionsPerSession``
 ///   requests upstream at once (429 beyond), and a response of at most
 ///   ``GateConfiguration/responseBufferBytes`` is read whole before the client gets it, so a
-///   slow reader holds no upstream connection.
+///   slow reader holds no upstream connection; a larger one streams, and a chunk the client has
+///   not taken within ``GateConfiguration/clientWriteTimeout`` ends it.
 /// - Logs carry the method, status and error type: never headers, cookies or bodies.
 public struct GateProxy: Sendable {
     /// The header the gate's own responses never have; marks proxied responses between the
@@ -40,6 +41,7 @@ public struct GateProxy: Sendable {
     let maximumResponseBodyBytes: Int
     let responseTimeout: Duration
     let responseBufferBytes: Int
+    let clientWriteTimeout: Duration
     let slots: SessionUpstreamSlots
 
     /// Creates a proxy.
@@ -56,6 +58,7 @@ public struct GateProxy: Sendable {
         self.maximumResponseBodyBytes = configuration.maximumResponseBodyBytes
         self.responseTimeout = configuration.responseTimeout
         self.responseBufferBytes = configuration.responseBufferBytes
+        self.clientWriteTimeout = configuration.clientWriteTimeout
         self.slots = SessionUpstreamSlots(limitPerSession: configuration.maximumUpstreamConnectionsPerSession)
     }
 
@@ -180,6 +183,7 @@ public struct GateProxy: Sendable {
             }
         }
         let limit = maximumResponseBodyBytes
+        let writeTimeout = clientWriteTimeout
         let upstreamBody = response.body
         let body = ResponseBody(contentLength: responseLength) { writer in
             // The lease lives as long as the body is being written (or until the response is dropped).
@@ -189,7 +193,7 @@ public struct GateProxy: Sendable {
                 total += chunk.readableBytes
                 // Past the limit the response is cut off: its head is already sent.
                 guard total <= limit else { throw ResponseBodyTooLarge() }
-                try await writer.write(chunk)
+                try await ClientWriteDeadline.write(chunk, to: &writer, within: writeTimeout)
             }
             try await writer.finish(nil)
             withExtendedLifetime(lease) {}

@@ -71,6 +71,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Requests of one session upstream at once (more get 429).")
         var maxUpstreamConnectionsPerSession: Int = 8
 
+        @Option(name: .long, help: "Seconds a client may take to accept each chunk of a streamed response (then it ends).")
+        var clientWriteTimeout: Int = 30
+
         @Option(name: .long, help: "Seconds the upstream may take to connect (then 504).")
         var connectTimeout: Int = 5
 
@@ -135,6 +138,7 @@ extension WebAppLaunchCommand {
             configuration.connectTimeout = .seconds(connectTimeout)
             configuration.maximumUpstreamConnections = maxUpstreamConnections
             configuration.maximumUpstreamConnectionsPerSession = maxUpstreamConnectionsPerSession
+            configuration.clientWriteTimeout = .seconds(max(1, clientWriteTimeout))
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
             configuration.sessionLifetime = verification.sessionLifetime

@@ -1,6 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOHTTP1
 import Testing
 import WebAppLaunch
@@ -220,6 +223,53 @@ struct GateBoundaryTests {
             #expect(try await first.status == 200)
             #expect(try await second.status == 200)
             #expect(try await client.send(publicURL.description, headers: [("Cookie", cookieA)]).status == 200)
+        }
+        withExtendedLifetime(upstream) {}
+    }
+}
+
+/// A connection that asks for `target` and never reads the answer: a client that stalls.
+private final class StalledClient {
+    let fd: Int32
+
+    init(port: Int, target: String, cookie: String) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var small: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { throw SubprocessError(message: "cannot connect to \(port)") }
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(cookie)\r\n\r\n".utf8)
+        guard write(fd, request, request.count) == request.count else { throw SubprocessError(message: "cannot send") }
+    }
+
+    deinit { close(fd) }
+}
+
+extension GateBoundaryTests {
+    @Test("a client that stops reading a large streamed response loses it at the write deadline, and its session's upstream slot is free again")
+    func clientWriteDeadline() async throws {
+        let upstream = try await EchoUpstream()
+        try await withGate(
+            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
+            adjust: { $0.maximumUpstreamConnectionsPerSession = 1; $0.clientWriteTimeout = .seconds(1) }
+        ) { publicURL, client in
+            let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            let stalled = try StalledClient(port: try #require(publicURL.port), target: "/big?bytes=67108864", cookie: cookie)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await client.send(publicURL.description, headers: [("Cookie", cookie)]).status == 429, "the stalled response holds the session's slot")
+            var served = false
+            for _ in 0..<20 where !served {
+                try await Task.sleep(for: .milliseconds(250))
+                served = try await client.send(publicURL.description, headers: [("Cookie", cookie)]).status == 200
+            }
+            #expect(served, "the slot came back after the write deadline")
+            withExtendedLifetime(stalled) {}
         }
         withExtendedLifetime(upstream) {}
     }
