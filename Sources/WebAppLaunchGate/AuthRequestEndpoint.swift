@@ -13,20 +13,31 @@ import WebAppLaunchMiddleware
 /// accept the same sessions. Any status other than 2xx, 401 or 403 makes nginx answer 500,
 /// so the endpoint uses no others.
 ///
-/// nginx's subrequest carries the client's own headers. nginx cannot remove header names by
-/// prefix, so when the client sent any `X-WebApp-Launch-*` header the endpoint answers 403
-/// and nginx refuses the request: a spoofed identity header, in any spelling, never reaches
-/// the app. (The configuration also overwrites the known names with `proxy_set_header`.)
+/// The endpoint decides with the whole request in view, as oauth2-proxy's does, and fails
+/// closed:
+/// - nginx sends the original method and target (``NginxConfiguration/originalMethod``,
+///   ``NginxConfiguration/originalURI``); without them the answer is 403. A request that is a
+///   launch by ``LaunchRequestKind`` (the configuration routes those to the gate before
+///   `auth_request`; one that got here anyway) gets 401, so nginx sends it to the gate, which
+///   exchanges or refuses it: a live session never lets a launch through to the app.
+/// - nginx cannot remove header names by prefix, so a request with any `X-WebApp-Launch-*`
+///   field in any spelling (folded: case, `_` for `-`) gets 403, as does one carrying more
+///   session cookies of ours than the configuration's maps remove
+///   (``SessionCookieFamily/nginxPasses``).
 public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddleware {
     /// The path nginx's `auth_request` subrequest is proxied to.
     public static var path: String { "/auth" }
 
     let passAccessToken: Bool
+    let appPaths: [String]
 
     /// Creates the endpoint.
-    /// - Parameter passAccessToken: Whether the access token is among the headers.
-    public init(passAccessToken: Bool) {
+    /// - Parameters:
+    ///   - passAccessToken: Whether the access token is among the headers.
+    ///   - appPaths: The app's launch paths (its public URL's path), for ``LaunchRequestKind``.
+    public init(passAccessToken: Bool, appPaths: [String]) {
         self.passAccessToken = passAccessToken
+        self.appPaths = appPaths
     }
 
     /// Answers `/auth`; passes every other request on.
@@ -38,6 +49,26 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
         if request.headers.contains(where: { IdentityHeaders.isIdentityField($0.name) }) {
             context.logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
             return Response(status: .forbidden)
+        }
+        if SessionCookieFamily.count(in: request.headers) > SessionCookieFamily.nginxPasses {
+            context.logger.notice("gate.too_many_session_cookies", metadata: ["code": "cookie_family"])
+            return Response(status: .forbidden)
+        }
+        guard let target = request.headers[NginxConfiguration.originalURI],
+              let methodName = request.headers[NginxConfiguration.originalMethod],
+              let method = HTTPRequest.Method(methodName)
+        else {
+            context.logger.notice("gate.auth_without_original_request", metadata: ["code": "no_original_uri"])
+            return Response(status: .forbidden)
+        }
+        // The one decision, on the original request: anything that is or may be a launch (a
+        // launch piece in the query, whatever the method; a form POST to the app's path, whose
+        // body is not here) is the gate's, never the app's. The configuration sends those to the
+        // gate before auth_request; one that got here anyway gets 401, so nginx sends it there.
+        let kind = LaunchRequestKind(method: method, target: Substring(target), contentType: request.headers[.contentType], appPaths: appPaths)
+        guard kind == .other else {
+            context.logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
+            return Response(status: .unauthorized)
         }
         let session = try context.requireLaunchSession()
         let fields = IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken)

@@ -55,6 +55,18 @@ public struct GateConfiguration: Sendable {
     /// them wait for a free one, so this caps the upstream's concurrency; the HTTP client's
     /// own default (8) would hold a busy app far below what its clients ask for.
     public var maximumUpstreamConnections = 64
+    /// How many requests of one session may be upstream at once; more get 429 at once. Keeps
+    /// one user (many slow downloads) from holding every upstream connection while everyone
+    /// else waits for 504.
+    public var maximumUpstreamConnectionsPerSession = 8
+    /// A response announcing at most this many bytes is read whole from the upstream before
+    /// the client gets it, so the upstream connection is free again however slowly the client
+    /// reads; larger ones stream.
+    public var responseBufferBytes = 256 * 1024
+    /// How long a client may take to accept each chunk of a streamed response before the
+    /// response ends (the write deadline toward clients): a client that stops reading does not
+    /// keep an upstream connection.
+    public var clientWriteTimeout: Duration = .seconds(30)
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }
 
@@ -79,6 +91,9 @@ public struct GateConfiguration: Sendable {
         try DevelopmentKeyPolicy.check(keyring, bindHost: host, publicURLs: [publicURL])
         guard keyring.keys.contains(where: { $0.status != .revoked }) else {
             throw ConfigurationError("the keyring has no key that can verify")
+        }
+        guard maximumUpstreamConnectionsPerSession >= 1, responseBufferBytes >= 0 else {
+            throw ConfigurationError("the per-session upstream bound must be at least 1 and the response buffer not negative")
         }
         guard maximumRequestBodyBytes >= 0, maximumResponseBodyBytes >= 0 else {
             throw ConfigurationError("body limits must not be negative")

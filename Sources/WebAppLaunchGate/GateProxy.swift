@@ -21,6 +21,12 @@ import WebAppRegistry
 ///   → 504 Gateway Timeout. Connection attempts are not retried, so a down upstream answers
 ///   at once rather than at the deadline.
 /// - Redirects from the upstream are passed to the browser, never followed by the gate.
+/// - The request target goes upstream byte for byte, or not at all (400): never rewritten.
+/// - Each session has at most ``GateConfiguration/maximumUpstreamConnectionsPerSession``
+///   requests upstream at once (429 beyond), and a response of at most
+///   ``GateConfiguration/responseBufferBytes`` is read whole before the client gets it, so a
+///   slow reader holds no upstream connection; a larger one streams, and a chunk the client has
+///   not taken within ``GateConfiguration/clientWriteTimeout`` ends it.
 /// - Logs carry the method, status and error type: never headers, cookies or bodies.
 public struct GateProxy: Sendable {
     /// The header the gate's own responses never have; marks proxied responses between the
@@ -34,7 +40,9 @@ public struct GateProxy: Sendable {
     let maximumRequestBodyBytes: Int
     let maximumResponseBodyBytes: Int
     let responseTimeout: Duration
-    let cookieName: String
+    let responseBufferBytes: Int
+    let clientWriteTimeout: Duration
+    let slots: SessionUpstreamSlots
 
     /// Creates a proxy.
     /// - Parameters:
@@ -49,8 +57,9 @@ public struct GateProxy: Sendable {
         self.maximumRequestBodyBytes = configuration.maximumRequestBodyBytes
         self.maximumResponseBodyBytes = configuration.maximumResponseBodyBytes
         self.responseTimeout = configuration.responseTimeout
-        // The name the middleware gives the session cookie for this public URL (`__Host-…` over https).
-        self.cookieName = LaunchVerificationMiddleware<WebAppRequestContext>.cookieName(for: configuration.publicURL, appID: configuration.appID)
+        self.responseBufferBytes = configuration.responseBufferBytes
+        self.clientWriteTimeout = configuration.clientWriteTimeout
+        self.slots = SessionUpstreamSlots(limitPerSession: configuration.maximumUpstreamConnectionsPerSession)
     }
 
     /// An HTTP client suited to proxying: no redirects followed, no retried connection
@@ -81,19 +90,26 @@ public struct GateProxy: Sendable {
     ///   - request: The client's request.
     ///   - session: Its verified session.
     ///   - logger: Where failures are logged (no personal data).
-    /// - Returns: The upstream's response, or the gate's 413, 502 or 504.
+    /// - Returns: The upstream's response, or the gate's 400, 413, 429, 502 or 504.
     public func forward(_ request: Request, session: LaunchSession, logger: Logger) async -> Response {
-        guard let path = request.head.path, path.hasPrefix("/") else {
+        guard let target = request.head.path, let url = Self.upstreamURL(origin: upstream.description, target: target) else {
+            // The HTTP client would rewrite this target (`//x`, a stray `%`): refused, not changed.
+            logger.notice("gate.target_not_forwardable", metadata: ["method": "\(request.method)"])
             return GateErrorResponse.make(.badRequest)
         }
-        var upstreamRequest = HTTPClientRequest(url: upstream.description + path)
+        guard let lease = slots.lease(for: Self.slotKey(session)) else {
+            logger.notice("gate.session_upstream_limit", metadata: ["method": "\(request.method)", "status": "429"])
+            var response = GateErrorResponse.make(.tooManyRequests)
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        var upstreamRequest = HTTPClientRequest(url: url)
         upstreamRequest.method = HTTPMethod(rawValue: request.method.rawValue)
         let fields = UpstreamRequestHeaders.fields(
             from: request.headers,
             session: session,
             includeAccessToken: passAccessToken,
-            publicURL: publicURL,
-            cookieName: cookieName
+            publicURL: publicURL
         )
         for field in fields {
             upstreamRequest.headers.add(name: field.name.rawName, value: field.value)
@@ -107,7 +123,13 @@ public struct GateProxy: Sendable {
         let tripped = LimitTripwire()
         let hasBody = (announcedLength ?? 0) > 0 || request.headers[.transferEncoding] != nil
         if hasBody {
-            let body = LimitedRequestBody(base: request.body, limit: maximumRequestBodyBytes, tripwire: tripped)
+            // A form POST to the app's path that was too large for the launch reader is
+            // scanned on its way: a launch piece in it stops it before it reaches the app.
+            let kind = LaunchRequestKind(method: request.method, target: Substring(target), contentType: request.headers[.contentType], appPaths: [publicURL.path])
+            let body = LimitedRequestBody(
+                base: request.body, limit: maximumRequestBodyBytes, tripwire: tripped,
+                scanner: kind.mayCarryLaunchInBody ? LaunchPieceScanner() : nil
+            )
             upstreamRequest.body = .stream(body, length: announcedLength.map { .known(Int64($0)) } ?? .unknown)
         }
 
@@ -115,9 +137,15 @@ public struct GateProxy: Sendable {
         do {
             response = try await client.execute(upstreamRequest, deadline: .now() + TimeAmount(responseTimeout), logger: logger)
         } catch {
-            if tripped.isTripped {
+            switch tripped.reason {
+            case .tooLarge?:
                 logger.notice("gate.request_too_large", metadata: ["method": "\(request.method)"])
                 return GateErrorResponse.make(.contentTooLarge)
+            case .launchInBody?:
+                logger.notice("launch.rejected", metadata: ["code": "\(LaunchVerificationMiddleware<WebAppRequestContext>.misplacedLaunchCode)"])
+                return GateErrorResponse.make(.badRequest)
+            case nil:
+                break
             }
             let status = Self.status(for: error)
             logger.error("gate.upstream_failed", metadata: [
@@ -139,20 +167,57 @@ public struct GateProxy: Sendable {
             return GateErrorResponse.make(.badGateway)
         }
         headers[Self.proxiedMarker] = "1"
+        let status = HTTPResponse.Status(code: Int(response.status.code))
+        if let responseLength, responseLength <= responseBufferBytes, request.method != .head {
+            // Read whole before the client gets a byte: the upstream connection and the
+            // session's slot are free again however slowly the client reads.
+            do {
+                let whole = try await response.body.collect(upTo: responseLength)
+                return Response(status: status, headers: headers, body: .init(byteBuffer: whole))
+            } catch {
+                let status = Self.status(for: error)
+                logger.error("gate.upstream_failed", metadata: [
+                    "method": "\(request.method)", "status": "\(status.code)", "error": "\(Self.errorCode(error))",
+                ])
+                return GateErrorResponse.make(status)
+            }
+        }
         let limit = maximumResponseBodyBytes
+        let writeTimeout = clientWriteTimeout
         let upstreamBody = response.body
         let body = ResponseBody(contentLength: responseLength) { writer in
+            // The lease lives as long as the body is being written (or until the response is dropped).
+            withExtendedLifetime(lease) {}
             var total = 0
             for try await chunk in upstreamBody {
                 total += chunk.readableBytes
                 // Past the limit the response is cut off: its head is already sent.
                 guard total <= limit else { throw ResponseBodyTooLarge() }
-                try await writer.write(chunk)
+                try await ClientWriteDeadline.write(chunk, to: &writer, within: writeTimeout)
             }
             try await writer.finish(nil)
+            withExtendedLifetime(lease) {}
         }
-        return Response(status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers, body: body)
+        return Response(status: status, headers: headers, body: body)
     }
+
+    /// The upstream URL for a request target, when the HTTP client sends that target
+    /// byte for byte; `nil` when it would rewrite it (the gate then answers 400).
+    ///
+    /// async-http-client parses the URL with Foundation and sends its percent-encoded path
+    /// and query, which is the original only when Foundation changed nothing; comparing the
+    /// two is exact whatever Foundation does.
+    static func upstreamURL(origin: String, target: String) -> String? {
+        guard target.hasPrefix("/") else { return nil }
+        let text = origin + target
+        guard let url = URL(string: text) else { return nil }
+        let path = url.path.isEmpty ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path)
+        let sent = path + (url.query.map { "?" + $0 } ?? "")
+        return sent == target ? text : nil
+    }
+
+    /// The key a session's upstream requests are counted under: app and subject.
+    static func slotKey(_ session: LaunchSession) -> String { session.appID + "\u{0}" + session.kvnumber }
 
     /// 504 for timeouts (connect, response head, read), 502 for anything else.
     static func status(for error: any Error) -> HTTPResponse.Status {
@@ -176,45 +241,62 @@ struct ResponseBodyTooLarge: Error {}
 /// Thrown when the client's streamed body grows past the limit.
 struct RequestBodyTooLarge: Error {}
 
-/// Remembers that a request body hit its limit, so the proxy answers 413 whatever error the
-/// HTTP client reports for the aborted upload.
+/// Remembers why a request body was stopped (over its limit, or a launch piece in a form), so
+/// the proxy answers 413 or 400 whatever error the HTTP client reports for the aborted upload.
 final class LimitTripwire: Sendable {
-    // Invariant: the flag only ever goes from false to true.
-    private let tripped = Mutex(false)
+    enum Reason: Sendable { case tooLarge, launchInBody }
+    // Invariant: the reason is set at most once, never cleared.
+    private let tripped = Mutex<Reason?>(nil)
 
-    func trip() { tripped.withLock { $0 = true } }
-    var isTripped: Bool { tripped.withLock { $0 } }
+    func trip(_ reason: Reason) { tripped.withLock { if $0 == nil { $0 = reason } } }
+    var reason: Reason? { tripped.withLock { $0 } }
 }
 
-/// The client's request body, passed through chunk by chunk, failing once it exceeds `limit`.
+/// The client's request body, passed through chunk by chunk, failing once it exceeds `limit`
+/// or (with a scanner) before the chunk in which a `launch` piece completes.
 struct LimitedRequestBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     let base: RequestBody
     let limit: Int
     let tripwire: LimitTripwire
+    let scanner: LaunchPieceScanner?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: RequestBody.AsyncIterator
         let limit: Int
         let tripwire: LimitTripwire
+        var scanner: LaunchPieceScanner?
         var total = 0
 
         mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await base.next() else { return nil }
+            guard let chunk = try await base.next() else {
+                if var scanner, scanner.finish() {
+                    tripwire.trip(.launchInBody)
+                    throw LaunchInForwardedBody()
+                }
+                return nil
+            }
             total += chunk.readableBytes
             guard total <= limit else {
-                tripwire.trip()
+                tripwire.trip(.tooLarge)
                 throw RequestBodyTooLarge()
+            }
+            if scanner?.feed(chunk.readableBytesView) == true {
+                tripwire.trip(.launchInBody)
+                throw LaunchInForwardedBody()
             }
             return chunk
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), limit: limit, tripwire: tripwire)
+        AsyncIterator(base: base.makeAsyncIterator(), limit: limit, tripwire: tripwire, scanner: scanner)
     }
 }
+
+/// Thrown when a forwarded form body turns out to carry a `launch` piece.
+struct LaunchInForwardedBody: Error {}
 
 extension HTTPClientError {
     /// The case name, without any URL or payload.

@@ -6,9 +6,10 @@ import WebAppLaunchMiddleware
 /// The upstream learns who the user is only from these headers, so they are the trust
 /// boundary of the gate:
 ///
-/// - Every incoming header whose name starts with `X-WebApp-Launch-` (compared
-///   case-insensitively, every occurrence) is removed from a client's request before anything
-///   is added, so a client can never spoof an identity (``removingSpoofableFields(from:)``).
+/// - Every incoming header whose name starts with `X-WebApp-Launch-` (compared folded: any
+///   case, `_` read as `-`, as CGI/WSGI servers read names; every occurrence) is removed from
+///   a client's request before the identity is set (replace semantics), and from the
+///   upstream's response, so no one can spoof an identity (``removingSpoofableFields(from:)``).
 /// - Values are UTF-8, **percent-encoded**: every byte other than the RFC 3986 unreserved
 ///   characters `A–Z a–z 0–9 - . _ ~` is written as `%XX` (upper-case hex). Every header then
 ///   stays ASCII, whatever the name (`Jürgen` → `J%C3%BCrgen`, `O'Brien` → `O%27Brien`), and
@@ -59,12 +60,33 @@ public enum IdentityHeaders {
         return fields
     }
 
-    /// Whether a field name is one of ours (starts with ``prefix``, any case).
+    /// Every identity header the gate sets, in the order of ``fields(for:includeAccessToken:)``
+    /// (the nginx configuration copies and hides exactly these).
+    public static let names: [HTTPField.Name] = [subject, firstName, lastName, kvnr, app, accessToken]
+
+    /// A field name as servers that fold names compare it: lower-case, `_` read as `-`.
+    ///
+    /// CGI, WSGI, Rack and PHP turn `X-A-B` and `X_A_B` (any case) into one variable
+    /// (`HTTP_X_A_B`), so a client's `X_WebApp_Launch_Subject` would reach such an app as the
+    /// identity header itself. Every comparison of header names in the gate goes through this.
+    /// - Parameter name: A field name as sent.
+    /// - Returns: The folded name.
+    public static func foldedName(_ name: String) -> String {
+        String(decoding: name.utf8.map { byte -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "_"): UInt8(ascii: "-")
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 0x20
+            default: byte
+            }
+        }, as: UTF8.self)
+    }
+
+    /// Whether a field name is one of ours: starts with ``prefix`` once folded
+    /// (``foldedName(_:)``: any case, `_` or `-`).
     /// - Parameter name: A field name.
-    /// - Returns: `true` for `X-WebApp-Launch-…` in any spelling.
+    /// - Returns: `true` for `X-WebApp-Launch-…`, `x_webapp_launch_…`, `X-WebApp-Launch_KVNR`, ….
     public static func isIdentityField(_ name: HTTPField.Name) -> Bool {
-        // HTTPField.Name keeps a canonical lower-case form for comparison.
-        name.canonicalName.hasPrefix(prefix)
+        foldedName(name.rawName).hasPrefix(prefix)
     }
 
     /// The fields without any identity header: what is left of a client's request once

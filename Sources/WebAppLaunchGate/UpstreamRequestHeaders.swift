@@ -7,15 +7,38 @@ import WebAppRegistry
 ///
 /// Removed from the client's fields, in this order:
 /// 1. hop-by-hop fields (``HopByHopHeaders``);
-/// 2. every `X-WebApp-Launch-*` field in any spelling (``IdentityHeaders``): only the gate
-///    says who the user is;
-/// 3. `X-Forwarded-*` and `Forwarded`: the gate sets `X-Forwarded-Host` and
-///    `X-Forwarded-Proto` from its configured public URL, never from what a client claims;
-/// 4. the session cookie, from every `Cookie` field (other cookies stay): the upstream must
-///    never hold the sealed session, which would let it act as the user at the gate.
+/// 2. every `X-WebApp-Launch-*` field in any spelling, `_` for `-` included
+///    (``IdentityHeaders``): only the gate says who the user is;
+/// 3. the forwarding fields (``forwardingPolicy``): `Host`, `X-Forwarded-*`, `Forwarded`,
+///    `X-Real-IP` (names folded as for identity headers);
+/// 4. every session cookie of ours, of any app (``SessionCookieFamily``), from every `Cookie`
+///    field (other cookies stay): the upstream must never hold a sealed session.
+///
+/// Then set, replacing whatever was there: the forwarding fields from the configured public
+/// URL and the identity fields from the session.
 enum UpstreamRequestHeaders {
+    /// `Host` (HTTPTypes keeps it as the request's authority; an HTTP/1.1 upstream needs the field).
+    static let hostField = HTTPField.Name("Host")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+
+    /// The forwarding policy, the same in both shapes (the nginx configuration the gate prints
+    /// sets the same fields): a client's claims about hosts, schemes and addresses are never
+    /// passed on; `Host` and `X-Forwarded-Host` are the public URL's host (and port, when not
+    /// the default), `X-Forwarded-Proto` its scheme; `X-Forwarded-For`, `X-Real-IP` and
+    /// `Forwarded` are not sent (the gate cannot vouch for an address).
+    static let forwardingPolicy = "Host, X-Forwarded-Host and X-Forwarded-Proto from the public URL; X-Forwarded-For, X-Real-IP and Forwarded removed"
+
+    /// Whether a client field is a forwarding field the policy replaces or removes.
+    static func isForwardingField(_ name: HTTPField.Name) -> Bool {
+        let folded = IdentityHeaders.foldedName(name.rawName)
+        return folded == "host" || folded.hasPrefix("x-forwarded-") || folded == "forwarded" || folded == "x-real-ip"
+    }
+
+    /// The public URL's `host[:port]`, as `Host` and `X-Forwarded-Host` carry it.
+    static func publicHost(_ publicURL: RegisteredURL) -> String {
+        publicURL.port.map { "\(publicURL.host):\($0)" } ?? publicURL.host
+    }
 
     /// The fields for the upstream request.
     /// - Parameters:
@@ -23,45 +46,29 @@ enum UpstreamRequestHeaders {
     ///   - session: The verified session.
     ///   - includeAccessToken: Whether the access token goes upstream.
     ///   - publicURL: The gate's public URL.
-    ///   - cookieName: The session cookie's name.
     /// - Returns: The fields to send.
     static func fields(
         from fields: HTTPFields,
         session: LaunchSession,
         includeAccessToken: Bool,
-        publicURL: RegisteredURL,
-        cookieName: String
+        publicURL: RegisteredURL
     ) -> HTTPFields {
         var kept = HTTPFields()
         for field in IdentityHeaders.removingSpoofableFields(from: HopByHopHeaders.removing(from: fields)) {
-            let name = field.name.canonicalName
-            if name.hasPrefix("x-forwarded-") || name == "forwarded" { continue }
+            if isForwardingField(field.name) { continue }
             if field.name == .cookie {
-                if let value = removingCookie(named: cookieName, from: field.value) {
+                if let value = SessionCookieFamily.removing(from: field.value) {
                     kept.append(HTTPField(name: .cookie, value: value))
                 }
                 continue
             }
             kept.append(field)
         }
-        kept[forwardedHost] = publicURL.port.map { "\(publicURL.host):\($0)" } ?? publicURL.host
-        kept[forwardedProto] = publicURL.scheme
+        let host = publicHost(publicURL)
+        kept.append(HTTPField(name: hostField, value: host))
+        kept.append(HTTPField(name: forwardedHost, value: host))
+        kept.append(HTTPField(name: forwardedProto, value: publicURL.scheme))
         kept.append(contentsOf: IdentityHeaders.fields(for: session, includeAccessToken: includeAccessToken))
         return kept
-    }
-
-    /// A `Cookie` value without the pairs named `name`; `nil` when nothing is left.
-    /// - Parameters:
-    ///   - name: The cookie to remove (every occurrence, exact name).
-    ///   - value: A `Cookie` field value (`a=1; b=2`).
-    /// - Returns: The remaining pairs joined by `; `, or `nil`.
-    static func removingCookie(named name: String, from value: String) -> String? {
-        let pairs = value.split(separator: ";").compactMap { piece -> Substring? in
-            let pair = piece.drop { $0 == " " || $0 == "\t" }
-            let pairName = pair.prefix { $0 != "=" }.reversed().drop { $0 == " " || $0 == "\t" }
-            if String(pairName.reversed()) == name { return nil }
-            return pair.isEmpty ? nil : pair
-        }
-        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
     }
 }

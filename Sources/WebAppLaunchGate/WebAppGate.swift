@@ -14,10 +14,13 @@ import WebAppRegistry
 ///   exchanged (verify, claim once, 303, sealed session cookie) by
 ///   ``LaunchVerificationMiddleware``; requests with a valid session go to the upstream with
 ///   ``IdentityHeaders`` (``GateProxy``); without one, 401 or the configured redirect.
-/// - **auth_request** (``GateConfiguration/Mode/authRequest``): nginx serves the app and asks
-///   `GET /auth` (``AuthRequestEndpoint``) for every request; nginx sends a request that got 401
-///   there to the gate itself, which exchanges a launch for the cookie (or answers 401).
-///   `Docs/nginx-auth-request.conf` is a complete configuration.
+/// - **auth_request** (``GateConfiguration/Mode/authRequest``): nginx sends every request that
+///   may carry a launch to the gate first, which exchanges or refuses it; every other request
+///   asks `GET /auth` (``AuthRequestEndpoint``). ``NginxConfiguration`` writes the nginx side
+///   from the same rules (`webapp-launch gate --print-nginx-config`; `Docs/nginx-auth-request.conf`).
+///
+/// In both shapes a request carrying `launch` is decided by ``LaunchRequestKind`` (in the
+/// verification middleware) and never reaches the upstream.
 ///
 /// ```swift
 /// let gate = try WebAppGate(configuration: configuration, replayStore: store)
@@ -90,8 +93,12 @@ public struct WebAppGate: Sendable {
             // calls the router's own (empty) routes.
             router.add(middleware: ProxyMiddleware(proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream)))
         case .authRequest:
-            router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken))
-            router.add(middleware: ExchangeFallbackMiddleware(fallback: configuration.publicURL.path))
+            router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken, appPaths: [configuration.publicURL.path]))
+            router.add(middleware: ExchangeFallbackMiddleware(
+                appPaths: [configuration.publicURL.path],
+                maximumBodyBytes: configuration.maximumRequestBodyBytes,
+                fallback: configuration.publicURL.path
+            ))
         }
         return router
     }
@@ -140,17 +147,40 @@ struct ProxyMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
     }
 }
 
-/// auth_request mode, every path but `/auth`: nginx sends here what `/auth` refused. A launch
-/// was exchanged (or rejected) by the verification middleware before this; a request that
-/// has a session by now (it arrived between two checks) is sent back to where it was going,
-/// if that is a same-site path (``RedirectTarget``), else to the app's own path: a request
-/// path echoed into `Location` is an open redirect when it reads `/\evil.example`.
+/// auth_request mode, every path but `/auth`: nginx sends here what may carry a launch (and
+/// what `/auth` refused). A launch was exchanged or refused by the verification middleware
+/// before this; what arrives here has a live session and no launch: a form POST to the app's
+/// launch path without `launch` (in this shape the launch path is the gate's for form POSTs),
+/// or a request whose session appeared between two checks. It is sent back to where it was
+/// going (303), if that is a same-site path (``RedirectTarget``), else to the app's own path:
+/// a request path echoed into `Location` is an open redirect when it reads `/\evil.example`.
+/// A form body too large for the launch reader is read to its end first: a `launch` piece
+/// anywhere in it gets 400 instead.
 struct ExchangeFallbackMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
+    let appPaths: [String]
+    let maximumBodyBytes: Int
     /// Where to send the browser when the request's own path is no safe target.
     let fallback: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         _ = try context.requireLaunchSession()
+        let kind = LaunchRequestKind(
+            method: request.method, path: Substring(request.uri.path), query: request.uri.query.map { $0[...] },
+            contentType: request.headers[.contentType], appPaths: appPaths
+        )
+        if kind.mayCarryLaunchInBody {
+            var scanner = LaunchPieceScanner()
+            var total = 0
+            for try await chunk in request.body {
+                total += chunk.readableBytes
+                guard total <= maximumBodyBytes else { return GateErrorResponse.make(.contentTooLarge) }
+                scanner.feed(chunk.readableBytesView)
+            }
+            if scanner.finish() {
+                context.logger.notice("launch.rejected", metadata: ["code": "\(LaunchVerificationMiddleware<Context>.misplacedLaunchCode)"])
+                return GateErrorResponse.make(.badRequest)
+            }
+        }
         let target = request.head.path.flatMap { RedirectTarget.isSafe($0) ? $0 : nil } ?? fallback
         return Response(status: .seeOther, headers: [.location: target])
     }

@@ -68,11 +68,32 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Connections kept open to the upstream at once (requests beyond them wait for one).")
         var maxUpstreamConnections: Int = 64
 
+        @Option(name: .long, help: "Requests of one session upstream at once (more get 429).")
+        var maxUpstreamConnectionsPerSession: Int = 8
+
+        @Option(name: .long, help: "Seconds a client may take to accept each chunk of a streamed response (then it ends).")
+        var clientWriteTimeout: Int = 30
+
         @Option(name: .long, help: "Seconds the upstream may take to connect (then 504).")
         var connectTimeout: Int = 5
 
         @Option(name: .long, help: "Seconds the upstream may take to answer or stay silent (then 504).")
         var upstreamTimeout: Int = 30
+
+        @Flag(name: .long, help: "Print the nginx configuration for --auth-request (from the gate's own rules) and exit.")
+        var printNginxConfig = false
+
+        @Option(name: .long, help: "With --print-nginx-config: which part (complete, http, server).")
+        var nginxConfigPart: NginxConfigPart = .complete
+
+        @Option(name: .long, help: "With --print-nginx-config: the web app's host:port.")
+        var nginxApp: String = "127.0.0.1:9000"
+
+        @Option(name: .long, help: "With --print-nginx-config: the example server's listen.")
+        var nginxListen: String = "127.0.0.1:8080"
+
+        @Option(name: .long, help: "With --print-nginx-config: the log directory.")
+        var nginxLogDirectory: String = "/var/log/nginx/"
 
         @OptionGroup var verification: VerificationOptions
 
@@ -89,6 +110,10 @@ extension WebAppLaunchCommand {
         }
 
         func run() async throws {
+            if printNginxConfig {
+                try printNginxConfiguration()
+                return
+            }
             logging.bootstrap()
             let (storeConfiguration, replaySource) = try replay.resolve()  // first: an unreadable env:/file: fails early
             let publicURL: RegisteredURL
@@ -121,6 +146,8 @@ extension WebAppLaunchCommand {
             configuration.maximumResponseBodyBytes = maxResponseBody
             configuration.connectTimeout = .seconds(connectTimeout)
             configuration.maximumUpstreamConnections = maxUpstreamConnections
+            configuration.maximumUpstreamConnectionsPerSession = maxUpstreamConnectionsPerSession
+            configuration.clientWriteTimeout = .seconds(max(1, clientWriteTimeout))
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
             configuration.sessionLifetime = verification.sessionLifetime
@@ -157,6 +184,33 @@ extension WebAppLaunchCommand {
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
             try await application.runService()
+        }
+
+        /// Prints ``NginxConfiguration`` for this gate's public URL and address.
+        private func printNginxConfiguration() throws {
+            guard authRequest else { throw CommandFailure.configuration("--print-nginx-config is for --auth-request") }
+            let publicURL: RegisteredURL
+            do {
+                publicURL = try RegisteredURL(self.publicURL)
+            } catch {
+                throw CommandFailure.configuration("--public-url: \(error)")
+            }
+            let bracketed = host.contains(":") ? "[\(host)]" : host
+            let nginx = NginxConfiguration(
+                publicURL: publicURL, gateAddress: "\(bracketed):\(port)", appAddress: nginxApp,
+                logDirectory: nginxLogDirectory, listen: nginxListen
+            )
+            let text = switch nginxConfigPart {
+            case .complete: nginx.complete
+            case .http: nginx.httpContext
+            case .server: nginx.serverContext
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+
+        /// Which part of the nginx configuration to print.
+        enum NginxConfigPart: String, ExpressibleByArgument, CaseIterable {
+            case complete, http, server
         }
 
         private func openStore(_ configuration: ReplayStoreConfiguration, logger: Logger) async throws -> (any ReplayStore, [any Service]) {

@@ -9,8 +9,8 @@ Starts, all on 127.0.0.1 with free ports and temporary directories:
   lists the X-WebApp-Launch-* headers it received;
 * `webapp-launch gate --auth-request` for healthmagazin, with the app keyring exported from
   the development keyring (`keygen --export-app`), in-memory replay store;
-* real nginx with Docs/nginx-auth-request.conf, only its three loopback addresses and its
-  log directory replaced (as the Swift gate tests do);
+* real nginx with the configuration `webapp-launch gate --print-nginx-config` prints for
+  these ports (Docs/nginx-auth-request.conf is the same output for the example ports);
 * `webapp-launch serve`, the development console, with a registry in which healthmagazin is
   registered at the nginx origin (http://127.0.0.1:NGINX/page) and bonusprogramm at the
   console's own server (served there with --app/--public-url, so nothing is rebased).
@@ -21,7 +21,9 @@ which names the registered origins) goes to nginx, whose auth_request sends the 
 the gate, which answers 303 to the clean URL with its session cookie; the page then comes
 from the Python upstream through nginx, with the names (umlauts, accent, apostrophe) intact,
 the KVNR received (shown masked), no session cookie passed to the app, none readable by script, and a
-reload still served. The page without a session is refused (401). No CSP violation.
+reload still served. The page without a session is refused (401). No CSP violation. Then,
+with that session (user A) still live, a launch of user B through nginx is exchanged and the
+page greets B; and the same "A, then B" walk through a second gate in reverse-proxy shape.
 
 Writes Docs/screenshots/gate-walk.png and artifacts/gate-walk-*. Prints `N passed, M failed`
 alone on the last line; exit 1 on failure. Every process it starts is stopped at exit.
@@ -136,23 +138,28 @@ def nginx_executable() -> str | None:
     return None
 
 
-def nginx_configuration(root: Path, directory: Path, port: int, gate_port: int, upstream_port: int) -> str:
-    """Docs/nginx-auth-request.conf with its loopback addresses and log directory replaced."""
-    text = (root / "Docs" / "nginx-auth-request.conf").read_text(encoding="utf-8")
-    replacements = {
-        "127.0.0.1:8080": f"127.0.0.1:{port}",
-        "127.0.0.1:4180": f"127.0.0.1:{gate_port}",
-        "127.0.0.1:9000": f"127.0.0.1:{upstream_port}",
-        "/var/log/nginx/": f"{directory}/",
-        "worker_processes auto;": "worker_processes 1;",
-    }
-    for old in replacements:
-        if old not in text:
-            raise RuntimeError(f"Docs/nginx-auth-request.conf no longer contains {old}")
-    # One pass: replacing in sequence would rewrite an earlier result (nginx on port 41803
-    # holds "127.0.0.1:4180", the gate's address).
-    pattern = re.compile("|".join(re.escape(old) for old in replacements))
-    return pattern.sub(lambda match: replacements[match.group(0)], text)
+def nginx_configuration(binary: str, root: Path, directory: Path, port: int, gate_port: int, upstream_port: int, app_url: str) -> str:
+    """The configuration `webapp-launch gate --print-nginx-config` prints for this gate, app and port."""
+    printed = subprocess.run(
+        [binary, "gate", "--auth-request", "--app", APP, "--public-url", app_url, "--host", "127.0.0.1", "--port", str(gate_port),
+         "--print-nginx-config", "--nginx-app", f"127.0.0.1:{upstream_port}", "--nginx-listen", f"127.0.0.1:{port}",
+         "--nginx-log-directory", f"{directory}/"],
+        cwd=root, capture_output=True, text=True, timeout=30)
+    if printed.returncode != 0:
+        raise RuntimeError(f"gate --print-nginx-config failed: {printed.stderr.strip()}")
+    return printed.stdout.replace("worker_processes auto;", "worker_processes 1;")
+
+
+def mint(binary: str, root: Path, registry: Path, user: dict) -> str:
+    """A launch URL for healthmagazin and `user`, minted with the development keyring."""
+    minted = subprocess.run(
+        [binary, "mint", "--app", APP, "--registry", str(registry), "--keyring", str(root / "keys" / "dev.keyring.json"),
+         "--access-token", "env:WEBAPP_LAUNCH_WALK_TOKEN", "--firstname", user["firstName"], "--lastname", user["lastName"],
+         "--kvnumber", user["kvnumber"]],
+        cwd=root, capture_output=True, text=True, timeout=30, env={**os.environ, "WEBAPP_LAUNCH_WALK_TOKEN": user["accessToken"]})
+    if minted.returncode != 0:
+        raise RuntimeError(f"mint failed: {minted.stderr.strip()}")
+    return minted.stdout.strip().splitlines()[-1]
 
 
 def walk(r: Results, root: Path, binary: str, tmp: Path, artifacts: Path) -> None:
@@ -193,11 +200,11 @@ def walk(r: Results, root: Path, binary: str, tmp: Path, artifacts: Path) -> Non
         nginx_dir = tmp / "nginx"
         nginx_dir.mkdir()
         conf = nginx_dir / "nginx.conf"
-        conf.write_text(nginx_configuration(root, nginx_dir, nginx_port, gate_port, upstream_port), encoding="utf-8")
+        conf.write_text(nginx_configuration(binary, root, nginx_dir, nginx_port, gate_port, upstream_port, app_url), encoding="utf-8")
         globals_ = f"daemon off; master_process on; pid {nginx_dir}/nginx.pid; error_log {nginx_dir}/error.log notice;"
         checked = subprocess.run([nginx, "-t", "-p", f"{nginx_dir}/", "-c", str(conf), "-g", globals_],
                                  capture_output=True, text=True, timeout=10)
-        if not r.check("nginx -t accepts the documented configuration", checked.returncode == 0, checked.stderr.strip()):
+        if not r.check("nginx -t accepts the configuration `gate --print-nginx-config` printed", checked.returncode == 0, checked.stderr.strip()):
             return
         proxy = Process("nginx", [nginx, "-p", f"{nginx_dir}/", "-c", str(conf), "-g", globals_],
                         artifacts / "gate-walk-nginx.log", root)
@@ -302,9 +309,62 @@ def walk(r: Results, root: Path, binary: str, tmp: Path, artifacts: Path) -> Non
         r.check("nginx access log: the walk passed through nginx, and no launch token was logged",
                 "GET /page " in access_log and "launch=" not in access_log, access_log[-500:])
 
+        # 8. Session of user A (above), then a launch of user B, through nginx: B's launch goes
+        # to the gate before auth_request, so B is served, never A.
+        other_user = users["erika"]
+        driver.get(console_url)
+        page.wait_for(lambda d: d.execute_script("return document.readyState") == "complete"
+                      and d.execute_script("return !!document.getElementById('launch-form');"))
+        driver.find_element(By.ID, "user-erika").click()
+        driver.find_element(By.ID, f"open-{APP}").click()
+        page.wait_for(lambda d: arrived(d) and d.execute_script("return document.getElementById('greeting').textContent;")
+                      != f"Hallo {user['firstName']} {user['lastName']}", timeout=WAIT)
+        r.equal("nginx: with A's session live, B's launch is exchanged: the page greets B",
+                page.text("greeting"), f"Hallo {other_user['firstName']} {other_user['lastName']}")
+        r.equal("nginx: B's page is at the clean URL", driver.current_url, app_url)
+        access_log = (nginx_dir / "webapp-launch.access.log").read_text(encoding="utf-8")
+        r.check("nginx access log: still no launch token after B's launch", "launch=" not in access_log, access_log[-500:])
+
         console_messages = page.collect_console()
         csp = [e for e in console_messages if "Content Security Policy" in e.get("message", "")]
         r.check("browser console: no Content Security Policy errors", not csp, csp)
+
+        # 9. The same walk in the reverse-proxy shape: a second gate proxies to the same upstream;
+        # launches minted for it (development keyring), A's first, then B's over A's session.
+        proxy_port = free_port()
+        proxy_url = f"http://127.0.0.1:{proxy_port}/page"
+        reverse = Process("gate (reverse proxy)", [binary, "gate", "--upstream", f"http://127.0.0.1:{upstream_port}",
+                                                   "--host", "127.0.0.1", "--port", str(proxy_port), "--app", APP,
+                                                   "--public-url", proxy_url, "--keyring", str(keyring), "--replay", "memory"],
+                          artifacts / "gate-walk-reverse-proxy.log", root)
+        processes.append(reverse)
+        reverse.wait_until(lambda: accepts(proxy_port))
+        proxy_registry = tmp / "registry-reverse-proxy.json"
+        proxied = json.loads(registry.read_text(encoding="utf-8"))
+        for entry in proxied["apps"]:
+            if entry["id"] == APP:
+                entry["url"] = proxy_url
+        proxy_registry.write_text(json.dumps(proxied, ensure_ascii=False, indent=2), encoding="utf-8")
+        driver.delete_all_cookies()
+        proxy_page = Page(driver, proxy_url, opener)
+
+        def arrived_at_proxy(d) -> bool:
+            try:
+                return (d.current_url == proxy_url and d.execute_script("return document.readyState") == "complete"
+                        and d.execute_script("return !!document.getElementById('greeting');"))
+            except WebDriverException:
+                return False
+
+        driver.get(mint(binary, root, proxy_registry, user))
+        proxy_page.wait_for(arrived_at_proxy, timeout=WAIT)
+        r.equal("reverse proxy: A's launch -> the page greets A", proxy_page.text("greeting"),
+                f"Hallo {user['firstName']} {user['lastName']}")
+        driver.get(mint(binary, root, proxy_registry, other_user))
+        proxy_page.wait_for(lambda d: arrived_at_proxy(d) and d.execute_script(
+            "return document.getElementById('greeting').textContent;") != f"Hallo {user['firstName']} {user['lastName']}", timeout=WAIT)
+        r.equal("reverse proxy: with A's session live, B's launch is exchanged: the page greets B",
+                proxy_page.text("greeting"), f"Hallo {other_user['firstName']} {other_user['lastName']}")
+        r.equal("reverse proxy: the app never receives a session cookie", proxy_page.text("cookies"), "(none)")
     finally:
         if driver is not None:
             try:

@@ -52,6 +52,27 @@ struct GateCommandTests {
         _ = try? await upstream.stop(within: .seconds(5))
     }
 
+    @Test("gate --print-nginx-config prints exactly Docs/nginx-auth-request.conf for the example, and refuses without --auth-request")
+    func printsTheShippedNginxConfiguration() async throws {
+        let printed = try await CLI.run([
+            "gate", "--auth-request", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:8080/", "--port", "4180", "--print-nginx-config",
+        ])
+        #expect(printed.status == 0, "\(printed)")
+        let shipped = try String(contentsOf: Repository.root.appendingPathComponent("Docs/nginx-auth-request.conf"), encoding: .utf8)
+        #expect(printed.standardOutput == shipped, "regenerate Docs/nginx-auth-request.conf with this command")
+        let server = try await CLI.run([
+            "gate", "--auth-request", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:8080/", "--print-nginx-config", "--nginx-config-part", "server",
+        ])
+        #expect(server.status == 0)
+        let lines = server.standardOutput.split(separator: "\n")
+        #expect(lines.count > 20)
+        #expect(lines.allSatisfy { shipped.contains("\n        " + $0 + "\n") }, "the server part is the shipped server block")
+        let proxy = try await CLI.run([
+            "gate", "--upstream", "http://127.0.0.1:9", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:8080/", "--print-nginx-config",
+        ])
+        #expect(proxy.status == 2)
+    }
+
     @Test(
         "gate refuses a bad configuration with exit 2 and one line",
         arguments: [

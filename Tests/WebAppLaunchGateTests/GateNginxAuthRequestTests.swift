@@ -7,7 +7,7 @@ import WebAppLaunchGate
 import WebAppLaunchTestSupport
 import WebAppRegistry
 
-/// Real nginx (`Docs/nginx-auth-request.conf`) in front of the Python upstream, asking the
+/// Real nginx (the configuration the gate prints) in front of the Python upstream, asking the
 /// gate (auth_request mode, in this process) about every request.
 @Suite("Gate: nginx auth_request in front of a Python upstream", .serialized)
 struct GateNginxAuthRequestTests {
@@ -17,21 +17,9 @@ struct GateNginxAuthRequestTests {
         passAccessToken: Bool = false,
         _ body: @Sendable (String, RegisteredURL, TestClient) async throws -> Void
     ) async throws {
-        let upstream = try await EchoUpstream()
-        let nginxPort = try freeLoopbackPort()
-        let gatePort = try freeLoopbackPort()
-        let appPort = upstreamPort ?? upstream.port
-        try await withGate(mode: .authRequest, gatePort: gatePort, publicPort: nginxPort, adjust: { $0.passAccessToken = passAccessToken }) { publicURL, client in
-            let nginx = try await Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort)
-            do {
-                try await body(nginx.origin, publicURL, client)
-            } catch {
-                Issue.record("nginx error log:\n\(nginx.errorLog)")
-                throw error
-            }
-            withExtendedLifetime(nginx) {}
+        try await withNginxGate(upstreamPort: upstreamPort, adjust: { $0.passAccessToken = passAccessToken }) { nginx, publicURL, client in
+            try await body(nginx.origin, publicURL, client)
         }
-        withExtendedLifetime(upstream) {}
     }
 
     @Test("launch → 303 with the cookie from the gate → the page from the Python upstream with the identity intact")
@@ -128,12 +116,13 @@ struct GateNginxAuthRequestTests {
     func authEndpointDirectly() async throws {
         try await withGate(mode: .authRequest) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
-            let accepted = try await client.send(publicURL.description + "auth", headers: [("Cookie", cookie)])
+            let original = [("X-Original-URI", "/articles?id=7"), ("X-Original-Method", "GET")]
+            let accepted = try await client.send(publicURL.description + "auth", headers: original + [("Cookie", cookie)])
             #expect(accepted.status == 202)
             #expect(accepted.headers["X-WebApp-Launch-Last-Name"] == ["O%27Brien-Gro%C3%9F"])
             #expect(accepted.headers["X-WebApp-Launch-KVNR"] == ["A123456780"])
             #expect(accepted.headers["X-WebApp-Launch-Access-Token"].isEmpty)
-            #expect(try await client.send(publicURL.description + "auth").status == 401)
+            #expect(try await client.send(publicURL.description + "auth", headers: original).status == 401)
         }
     }
 
@@ -144,7 +133,7 @@ struct GateNginxAuthRequestTests {
         let gatePort = try freeLoopbackPort()
         let appPort = upstream.port
         try await withGate(mode: .authRequest, gatePort: gatePort, publicPort: nginxPort) { publicURL, client in
-            let nginx = try await Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort)
+            let nginx = try await Nginx(port: nginxPort, gatePort: gatePort, upstreamPort: appPort, publicURL: publicURL)
             let launchURL = try GateFixtures.launchURL(for: publicURL)
             #expect(try await client.send(launchURL).status == 303)
             try await Task.sleep(for: .milliseconds(200))

@@ -44,15 +44,27 @@ struct IdentityHeadersTests {
         #expect(kept.map(\.name.canonicalName) == ["accept"])
     }
 
-    @Test("the session cookie is removed from Cookie values, other cookies kept", arguments: [
+    @Test("every session cookie of ours is removed from Cookie values, any app, any case; other cookies kept", arguments: [
         ("webapp_launch_session=abc", nil),
         ("a=1; webapp_launch_session=abc; b=2", "a=1; b=2"),
         ("webapp_launch_session=x; webapp_launch_session=y; c=3", "c=3"),
+        ("__Host-webapp_launch_session_healthmagazin=x; d=4", "d=4"),
+        ("e=5; __Host-webapp_launch_session_otherapp=x", "e=5"),
+        ("__host-WEBAPP_LAUNCH_SESSION_x=1; WebApp_Launch_Session=2; f=6", "f=6"),
         ("xwebapp_launch_session=1", "xwebapp_launch_session=1"),
+        ("webapp_launch_sessions=1; __Host-webapp_launch_sessionx=2", "webapp_launch_sessions=1; __Host-webapp_launch_sessionx=2"),
         ("a=1", "a=1"),
     ] as [(String, String?)])
     func cookieFiltering(value: String, expected: String?) {
-        #expect(UpstreamRequestHeaders.removingCookie(named: "webapp_launch_session", from: value) == expected)
+        #expect(SessionCookieFamily.removing(from: value) == expected)
+    }
+
+    @Test("identity header names are compared folded: any case, `_` read as `-`", arguments: [
+        ("X_WebApp_Launch_Subject", true), ("X-WebApp-Launch_KVNR", true), ("x_webapp_launch_access_token", true),
+        ("X-WEBAPP-LAUNCH-APP", true), ("X-WebApp-Launcher", false), ("X-WebAppLaunch-Subject", false),
+    ])
+    func foldedIdentityNames(name: String, isIdentity: Bool) throws {
+        #expect(IdentityHeaders.isIdentityField(try #require(HTTPField.Name(name))) == isIdentity)
     }
 
     @Test("an upstream must be an http(s) origin without path, query or credentials", arguments: [

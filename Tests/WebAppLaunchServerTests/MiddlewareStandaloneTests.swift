@@ -28,6 +28,7 @@ struct MiddlewareStandaloneTests {
                 let body = try await request.body.collect(upTo: 1 << 20)
                 return "handler read \(body.readableBytes) bytes: " + String(buffer: body).prefix(40)
             }
+            group.put { _, context in try context.requireLaunchSession().firstName }
             group.post("upload") { request, context -> String in
                 _ = try context.requireLaunchSession()
                 return "upload of \(try await request.body.collect(upTo: 1 << 20).readableBytes) bytes"
@@ -43,6 +44,33 @@ struct MiddlewareStandaloneTests {
             let response = try await client.postForm("/apps/healthmagazin", form: "comment=hello&rating=5", cookie: cookie)
             #expect(response.status == .ok)
             #expect(response.text == "handler read 22 bytes: comment=hello&rating=5")
+        }
+    }
+
+    @Test("a form post to the app's own path larger than the launch reader reaches the handler whole (not 413)")
+    func largeFormToTheAppPath() async throws {
+        try await Self.application().test(.router) { client async throws in
+            let cookie = try await client.sessionCookie(for: Fixtures.token(for: Fixtures.magazin), at: Fixtures.magazin)
+            let large = "data=" + String(repeating: "x", count: 100 * 1024)
+            let response = try await client.postForm("/apps/healthmagazin", form: large, cookie: cookie)
+            #expect(response.status == .ok)
+            #expect(response.text == "handler read \(large.utf8.count) bytes: " + large.prefix(40))
+        }
+    }
+
+    @Test("a launch sent with PUT or a JSON POST is refused with 400 and not claimed: the same launch then opens a session by GET")
+    func misplacedLaunchIsNotClaimed() async throws {
+        try await Self.application().test(.router) { client async throws in
+            let token = Fixtures.token(for: Fixtures.magazin)
+            let put = try await client.execute(uri: "/apps/healthmagazin?launch=\(token)", method: .put)
+            #expect(put.status == .badRequest)
+            let json = try await client.execute(
+                uri: "/apps/healthmagazin?launch=\(token)", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{}")
+            )
+            #expect(json.status == .badRequest)
+            let get = try await client.execute(uri: "/apps/healthmagazin?launch=\(token)", method: .get)
+            #expect(get.status == .seeOther)
         }
     }
 

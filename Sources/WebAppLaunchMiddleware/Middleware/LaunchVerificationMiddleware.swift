@@ -10,7 +10,9 @@ import WebAppRegistry
 /// - A request carrying `launch` (GET query, or a form POST to the app's own path) is
 ///   verified, its nonce claimed in the replay store, and answered with 303 See Other to the
 ///   clean URL plus a sealed session cookie, so the token leaves the address bar and a reload
-///   works.
+///   works. A `launch` anywhere else (HEAD, OPTIONS, PUT, DELETE, another POST) gets 400 and
+///   is not claimed (``LaunchRequestKind``, the decision every entry point shares); a form
+///   too large to be a launch form is passed on unread, never refused with 413.
 /// - A request with a valid session cookie gets ``LaunchRequestContext/launchSession`` set and
 ///   goes on to the handler, its body intact (a form the middleware read is still readable).
 /// - Anything else is answered 401 with a generic reason (`invalid`, `expired`,
@@ -100,10 +102,18 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         var request = request
         let query: Substring? = request.uri.query.map { $0[...] }
         var form: Substring?
-        if isFormPostToAppPath(request) {
-            // collectBody keeps the bytes on the request, so the handler can still read its form.
-            let buffer = try await request.collectBody(upTo: Self.maximumFormBytes)
-            form = Substring(String(buffer: buffer))
+        switch kind(of: request) {
+        case .misplacedLaunch:
+            // Refused, not claimed: the launch stays usable where a browser sends it.
+            return try reject(code: Self.misplacedLaunchCode, reason: .invalid, status: .badRequest, request: request, context: context, launch: nil)
+        case .formPost:
+            // The body stays on the request (read or not), so the handler can still read its
+            // form; a body too large to be a launch form is passed on unread, not refused.
+            if let buffer = try await FormBodyPeek.body(of: &request, upTo: Self.maximumFormBytes) {
+                form = Substring(String(buffer: buffer))
+            }
+        case .queryLaunch, .other:
+            break
         }
         if LaunchParameters.carriesLaunch(query) || LaunchParameters.carriesLaunch(form) {
             return try await exchange(query: query, form: form, request: request, context: context)
@@ -204,6 +214,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     private func reject(
         code: String,
         reason: LaunchError.PublicReason,
+        status: HTTPResponse.Status = .unauthorized,
         request: Request,
         context: Context,
         launch: VerifiedLaunch?,
@@ -217,18 +228,21 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         }
         context.logger.notice("launch.rejected", metadata: metadata)
         metrics?.rejected(app: verifier.appID, code: code)
-        return try RejectionResponse(reason, status: .unauthorized).response(from: request, context: context)
+        return try RejectionResponse(reason, status: status).response(from: request, context: context)
     }
 
-    /// Whether this is a form POST to one of the app's own paths: the only requests whose body
-    /// the middleware reads.
-    private func isFormPostToAppPath(_ request: Request) -> Bool {
-        guard request.method == .post,
-              let contentType = request.headers[.contentType],
-              contentType.lowercased().hasPrefix("application/x-www-form-urlencoded")
-        else { return false }
-        let path = request.uri.path
-        return audiences.contains { $0.path == path }
+    /// The log and metrics code of a launch sent where launches are not taken
+    /// (``LaunchRequestKind/misplacedLaunch``).
+    public static var misplacedLaunchCode: String { "misplaced_launch" }
+
+    /// The one decision "is this a launch" for a request to this app (``LaunchRequestKind``).
+    /// - Parameter request: The request.
+    /// - Returns: Its kind.
+    public func kind(of request: Request) -> LaunchRequestKind {
+        LaunchRequestKind(
+            method: request.method, path: Substring(request.uri.path), query: request.uri.query.map { $0[...] },
+            contentType: request.headers[.contentType], appPaths: audiences.map(\.path)
+        )
     }
 
     /// Whether the request may have come from anywhere but the app's own origin

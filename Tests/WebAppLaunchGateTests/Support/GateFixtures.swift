@@ -29,6 +29,8 @@ enum GateFixtures {
     }()
     /// A user whose names need the header encoding: umlauts, ß, an apostrophe, a hyphen, a space.
     static let user = LaunchUser(accessToken: "tok-abc/123+xyz=", firstName: "Jürgen Zoë", lastName: "O'Brien-Groß", kvnumber: "A123456780")
+    /// A second user, for "session of A, then launch of B".
+    static let userB = LaunchUser(accessToken: "tok-b", firstName: "Berta", lastName: "Brandt", kvnumber: "B987654320")
 
     /// A launch URL for `publicURL`, minted as the launcher would.
     static func launchURL(for publicURL: RegisteredURL, user: LaunchUser = user) throws -> String {
@@ -87,7 +89,7 @@ struct Reply: Sendable {
     var sessionCookie: String? {
         headers["set-cookie"].lazy.compactMap { value -> String? in
             let pair = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-            return pair.hasPrefix("webapp_launch_session=") ? pair : nil
+            return pair.hasPrefix("webapp_launch_session=") || pair.hasPrefix("__Host-webapp_launch_session_") ? pair : nil
         }.first
     }
 }
@@ -177,11 +179,12 @@ func withGate(
     mode: GateConfiguration.Mode,
     gatePort: Int? = nil,
     publicPort: Int? = nil,
+    publicScheme: String = "http",
     adjust: (inout GateConfiguration) -> Void = { _ in },
     _ body: @Sendable (RegisteredURL, TestClient) async throws -> Void
 ) async throws {
     let port = try gatePort ?? freeLoopbackPort()
-    let publicURL = try RegisteredURL("http://127.0.0.1:\(publicPort ?? port)/")
+    let publicURL = try RegisteredURL("\(publicScheme)://127.0.0.1:\(publicPort ?? port)/")
     var configuration = GateConfiguration(appID: GateFixtures.appID, publicURL: publicURL, keyring: GateFixtures.keyring, mode: mode)
     configuration.port = port
     configuration.responseTimeout = .seconds(5)

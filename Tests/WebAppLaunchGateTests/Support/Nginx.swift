@@ -1,47 +1,56 @@
 import Foundation
+import WebAppLaunchGate
 import WebAppLaunchTestSupport
+import WebAppRegistry
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Real nginx, started from `Docs/nginx-auth-request.conf` with its three loopback addresses
-/// and its log directory replaced, in the foreground (`daemon off`) under a temporary prefix.
+/// Real nginx with the configuration the gate prints (the two parts of ``NginxConfiguration``
+/// in a server of its own, optionally over TLS), in the foreground (`daemon off`) under a
+/// temporary prefix.
 final class Nginx {
     let process: BackgroundSubprocess
     let port: Int
+    let scheme: String
     let directory: TemporaryDirectory
 
     /// Where nginx is installed on Debian.
     static let executable = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// Starts nginx in front of `upstreamPort` with the gate at `gatePort`, listening on `port`.
+    /// Starts nginx in front of `upstreamPort` with the gate at `gatePort`, listening on `port`,
+    /// with the configuration the gate prints (``NginxConfiguration``) for `publicURL`.
+    /// - Parameter tls: A certificate and key: nginx listens with TLS (`https` public URL).
     /// - Throws: A clear error when nginx is not installed (scripts/test installs it): the
     ///   test fails rather than skips.
-    init(port: Int, gatePort: Int, upstreamPort: Int) async throws {
+    init(port: Int, gatePort: Int, upstreamPort: Int, publicURL: RegisteredURL, tls: (certificate: String, key: String)? = nil) async throws {
         guard let executable = Self.executable else {
             throw SubprocessError(message: "nginx is not installed (apt-get install nginx; scripts/test does this)")
         }
         self.port = port
+        self.scheme = tls == nil ? "http" : "https"
         directory = try TemporaryDirectory()
-        var configuration = try String(contentsOfFile: Repository.nginxConfiguration, encoding: .utf8)
-        var placeholders: [String] = []
-        for (from, to) in [
-            ("127.0.0.1:8080", "127.0.0.1:\(port)"),
-            ("127.0.0.1:4180", "127.0.0.1:\(gatePort)"),
-            ("127.0.0.1:9000", "127.0.0.1:\(upstreamPort)"),
-            ("/var/log/nginx/", directory.path("") + "/"),
-            ("worker_processes auto;", "worker_processes 1;"),
-        ] {
-            guard configuration.contains(from) else { throw SubprocessError(message: "the nginx configuration no longer contains \(from)") }
-            // Through a placeholder: replacing in sequence would rewrite an earlier result
-            // (nginx on port 41803 holds "127.0.0.1:4180", the gate's address).
-            configuration = configuration.replacingOccurrences(of: from, with: "\u{0}\(placeholders.count)\u{0}")
-            placeholders.append(to)
+        let nginx = NginxConfiguration(
+            publicURL: publicURL, gateAddress: "127.0.0.1:\(gatePort)", appAddress: "127.0.0.1:\(upstreamPort)",
+            logDirectory: directory.path("") + "/", listen: "127.0.0.1:\(port)"
+        )
+        let indent = { (text: String) in text.split(separator: "\n").map { "        " + $0 }.joined(separator: "\n") }
+        let listen = tls.map { "listen 127.0.0.1:\(port) ssl;\n        ssl_certificate \($0.certificate);\n        ssl_certificate_key \($0.key);" }
+            ?? "listen 127.0.0.1:\(port);"
+        let configuration = """
+        worker_processes 1;
+        events { worker_connections 256; }
+        http {
+        \(indent(nginx.httpContext))
+            server {
+                \(listen)
+                client_max_body_size 10m;
+        \(indent(nginx.serverContext))
+            }
         }
-        for (index, to) in placeholders.enumerated() {
-            configuration = configuration.replacingOccurrences(of: "\u{0}\(index)\u{0}", with: to)
-        }
+
+        """
         let configurationPath = directory.path("nginx.conf")
         try configuration.write(toFile: configurationPath, atomically: true, encoding: .utf8)
         let prefix = directory.path("") + "/"
@@ -65,9 +74,11 @@ final class Nginx {
     }
 
     var errorLog: String { (try? String(contentsOfFile: directory.path("error.log"), encoding: .utf8)) ?? "" }
+    /// The error log of the location that carries launches (only `crit` lines).
+    var launchErrorLog: String { (try? String(contentsOfFile: directory.path("webapp-launch.error.log"), encoding: .utf8)) ?? "" }
     var accessLog: String { (try? String(contentsOfFile: directory.path("webapp-launch.access.log"), encoding: .utf8)) ?? "" }
 
-    var origin: String { "http://127.0.0.1:\(port)" }
+    var origin: String { "\(scheme)://127.0.0.1:\(port)" }
 
     private static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
