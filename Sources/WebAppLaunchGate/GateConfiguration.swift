@@ -89,6 +89,11 @@ public struct GateConfiguration: Sendable {
         guard WebApp.isValidID(appID) else { throw ConfigurationError("--app is not a valid app id") }
         guard (0...65535).contains(port) else { throw ConfigurationError("--port must be 1 to 65535") }
         try DevelopmentKeyPolicy.check(keyring, bindHost: host, publicURLs: [publicURL])
+        // A partner holds its app keyring only; root secrets could mint for every app. The
+        // development keyring (public, loopback only) is the one launcher keyring allowed.
+        guard keyring.appID != nil || keyring.isDevelopment else {
+            throw ConfigurationError("the gate needs an app keyring (keygen --export-app): a launcher keyring holds root secrets that can mint for every app")
+        }
         guard keyring.keys.contains(where: { $0.status != .revoked }) else {
             throw ConfigurationError("the keyring has no key that can verify")
         }

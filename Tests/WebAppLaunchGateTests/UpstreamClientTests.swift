@@ -12,7 +12,7 @@ struct UpstreamClientTests {
         var configuration = GateConfiguration(
             appID: GateFixtures.appID,
             publicURL: try RegisteredURL("http://127.0.0.1:4180/"),
-            keyring: GateFixtures.keyring,
+            keyring: GateFixtures.appKeyring,
             mode: .authRequest
         )
         if let maximumUpstreamConnections { configuration.maximumUpstreamConnections = maximumUpstreamConnections }

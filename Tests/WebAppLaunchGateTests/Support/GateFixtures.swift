@@ -27,6 +27,8 @@ enum GateFixtures {
         let secret = try! KeySecret(bytes: (0..<32).map { UInt8($0) &+ 0x61 })
         return try! Keyring(keys: [KeyringKey(kid: "gate-test", status: .active, secret: secret)], isDevelopment: false)
     }()
+    /// The gate's keys: the app keyring exported from ``keyring``, as a partner holds them.
+    static let appKeyring = try! keyring.exportingApp(appID)
     /// A user whose names need the header encoding: umlauts, ß, an apostrophe, a hyphen, a space.
     static let user = LaunchUser(accessToken: "tok-abc/123+xyz=", firstName: "Jürgen Zoë", lastName: "O'Brien-Groß", kvnumber: "A123456780")
     /// A second user, for "session of A, then launch of B".
@@ -185,7 +187,7 @@ func withGate(
 ) async throws {
     let port = try gatePort ?? freeLoopbackPort()
     let publicURL = try RegisteredURL("\(publicScheme)://127.0.0.1:\(publicPort ?? port)/")
-    var configuration = GateConfiguration(appID: GateFixtures.appID, publicURL: publicURL, keyring: GateFixtures.keyring, mode: mode)
+    var configuration = GateConfiguration(appID: GateFixtures.appID, publicURL: publicURL, keyring: GateFixtures.appKeyring, mode: mode)
     configuration.port = port
     configuration.responseTimeout = .seconds(5)
     adjust(&configuration)
