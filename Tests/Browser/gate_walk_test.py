@@ -311,12 +311,26 @@ def walk(r: Results, root: Path, binary: str, tmp: Path, artifacts: Path) -> Non
 
         # 8. Session of user A (above), then a launch of user B, through nginx: B's launch goes
         # to the gate before auth_request, so B is served, never A.
+        # 8a. Started from the console, B's launch arrives from another origin of the same site
+        # (Sec-Fetch-Site: same-site): login CSRF (issue 29) refuses it over A's live session,
+        # does not use it up, and A stays signed in.
         other_user = users["erika"]
         driver.get(console_url)
         page.wait_for(lambda d: d.execute_script("return document.readyState") == "complete"
                       and d.execute_script("return !!document.getElementById('launch-form');"))
         driver.find_element(By.ID, "user-erika").click()
         driver.find_element(By.ID, f"open-{APP}").click()
+        page.wait_for(lambda d: d.execute_script("return document.readyState") == "complete"
+                      and "not valid" in (d.execute_script("return document.body.innerText;") or ""), timeout=WAIT)
+        r.check("nginx: B's launch from another origin of the same site over A's session is refused (login CSRF)",
+                "launch=" in driver.current_url)
+        driver.get(app_url)
+        page.wait_for(arrived, timeout=WAIT)
+        r.equal("nginx: A's session is kept after the refused launch", page.text("greeting"),
+                f"Hallo {user['firstName']} {user['lastName']}")
+        # 8b. Opened as the native app opens it (a navigation of its own: Sec-Fetch-Site none),
+        # B's launch is exchanged and replaces A's session.
+        driver.get(mint(binary, root, registry, other_user))
         page.wait_for(lambda d: arrived(d) and d.execute_script("return document.getElementById('greeting').textContent;")
                       != f"Hallo {user['firstName']} {user['lastName']}", timeout=WAIT)
         r.equal("nginx: with A's session live, B's launch is exchanged: the page greets B",
