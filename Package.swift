@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "WebAppRegistry", targets: ["WebAppRegistry"]),
         .library(name: "WebAppLaunch", targets: ["WebAppLaunch"]),
         .library(name: "WebAppLaunchNative", targets: ["WebAppLaunchNative"]),
+        .library(name: "WebAppLaunchLauncherClient", targets: ["WebAppLaunchLauncherClient"]),
         .library(name: "WebAppLaunchMiddleware", targets: ["WebAppLaunchMiddleware"]),
         .library(name: "WebAppLaunchSQLite", targets: ["WebAppLaunchSQLite"]),
         .library(name: "WebAppLaunchPostgres", targets: ["WebAppLaunchPostgres"]),
@@ -62,6 +63,14 @@ let package = Package(
         ),
         .target(
             name: "WebAppLaunchNative",
+            dependencies: ["WebAppRegistry"],
+            swiftSettings: strictSettings
+        ),
+        // The native app's client of the launcher API, over URLSession (FoundationNetworking):
+        // its own target, so the CLI and the services (which never call the launcher) do not
+        // link FoundationNetworking and libcurl.
+        .target(
+            name: "WebAppLaunchLauncherClient",
             dependencies: ["WebAppRegistry"],
             swiftSettings: strictSettings
         ),
@@ -250,6 +259,7 @@ let package = Package(
                 "WebAppLaunchLauncher",
                 "WebAppLaunch",
                 "WebAppLaunchNative",
+                "WebAppLaunchLauncherClient",
                 "WebAppRegistry",
                 "WebAppLaunchTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -5,6 +5,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchLauncher
 import WebAppLaunchNative
+import WebAppLaunchLauncherClient
 import WebAppLaunchTestSupport
 
 /// `LauncherClient` (WebAppLaunchNative, URLSession) against the launcher running on a
