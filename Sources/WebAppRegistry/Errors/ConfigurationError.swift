@@ -20,8 +20,6 @@ public struct ConfigurationError: CodedError {
         public static let developmentKeys = Code(rawValue: "development_keys_off_loopback")
         /// A redirect target that could leave the site (``RedirectTarget``).
         public static let invalidRedirect = Code(rawValue: "invalid_redirect")
-        /// A URL bearer tokens would be sent to over plain http off loopback.
-        public static let insecureURL = Code(rawValue: "insecure_url")
     }
 
     /// What went wrong.
