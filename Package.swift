@@ -201,13 +201,17 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAppLaunchNativeTests",
-            dependencies: ["WebAppLaunchNative", "WebAppRegistry"],
+            dependencies: ["WebAppLaunchNative", "WebAppRegistry", "WebAppLaunchTestSupport"],
             swiftSettings: strictSettings
         ),
-        // Subprocesses, temporary directories and loopback helpers shared by the test targets.
+        // What the test targets share, defined once: the domain fixtures (keys, apps, users,
+        // the fixed instant, the manual clock, the checkout's files) and the subprocess,
+        // temporary-directory and loopback helpers.
         .target(
             name: "WebAppLaunchTestSupport",
             dependencies: [
+                "WebAppLaunch",
+                "WebAppRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

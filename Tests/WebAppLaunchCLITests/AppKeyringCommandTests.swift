@@ -58,7 +58,7 @@ struct AppKeyringCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyrings = try await Self.keyrings(in: directory)
-        let result = try await CLI.run(["mint", "--app", app, "--keyring", keyrings.app, "--registry", Repository.sampleRegistry] + TestUser.arguments)
+        let result = try await CLI.run(["mint", "--app", app, "--keyring", keyrings.app, "--registry", RepositoryFile.sampleRegistry] + TestUser.arguments)
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1, "\(result)")
@@ -70,7 +70,7 @@ struct AppKeyringCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyrings = try await Self.keyrings(in: directory)
-        let result = try await CLI.run(["launcher", "--port", "0", "--keyring", keyrings.app, "--registry", Repository.sampleRegistry, "--issuer", "http://127.0.0.1:9"])
+        let result = try await CLI.run(["launcher", "--port", "0", "--keyring", keyrings.app, "--registry", RepositoryFile.sampleRegistry, "--issuer", "http://127.0.0.1:9"])
         #expect(result.status == 2, "\(result)")
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1, "\(result)")
@@ -115,7 +115,7 @@ struct AppKeyringCommandTests {
         )
         _ = try await server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
         let registry = directory.path("registry.json")
-        let sample = try String(contentsOfFile: Repository.sampleRegistry, encoding: .utf8)
+        let sample = try String(contentsOfFile: RepositoryFile.sampleRegistry, encoding: .utf8)
         try sample.replacingOccurrences(of: ":8080/", with: ":\(port)/").write(toFile: registry, atomically: true, encoding: .utf8)
         let own = try await CLI.mint(app: "healthmagazin", keyring: keyrings.launcher, registry: registry)
         #expect(try await httpStatus(of: own) == 303, "log:\n\(server.standardError)")

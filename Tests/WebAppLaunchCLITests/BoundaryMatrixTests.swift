@@ -98,12 +98,12 @@ struct BoundaryMatrixTests {
         defer { directory.remove() }
         let keyring = directory.path("flagless.keyring.json")
         if entry == .launcher {
-            let shipped = try Data(contentsOf: URL(fileURLWithPath: Repository.developmentKeyring))
+            let shipped = try Data(contentsOf: URL(fileURLWithPath: RepositoryFile.developmentKeyring))
             var object = try #require(try JSONSerialization.jsonObject(with: shipped) as? [String: Any])
             object.removeValue(forKey: "development")
             #expect(FileManager.default.createFile(atPath: keyring, contents: try JSONSerialization.data(withJSONObject: object), attributes: [.posixPermissions: 0o600]))
         } else {
-            let export = try await CLI.run(["keygen", "--keyring", Repository.developmentKeyring, "--export-app", "healthmagazin", "--out", keyring])
+            let export = try await CLI.run(["keygen", "--keyring", RepositoryFile.developmentKeyring, "--export-app", "healthmagazin", "--out", keyring])
             #expect(export.status == 0, "\(export)")
             let exported = try Data(contentsOf: URL(fileURLWithPath: keyring))
             var object = try #require(try JSONSerialization.jsonObject(with: exported) as? [String: Any])
@@ -123,7 +123,7 @@ struct BoundaryMatrixTests {
     @Test("a bind host that only looks like loopback (127.0.0.08, 127.evil.example) is not loopback for development keys", arguments: EntryPoint.allCases, ["127.0.0.08", "127.evil.example", "localhost.evil.example"])
     func lookalikeLoopbackHost(entry: EntryPoint, host: String) async throws {
         var arguments = entry.arguments(host: host, port: try freeLoopbackPort())
-        arguments += ["--keyring", Repository.developmentKeyring]
+        arguments += ["--keyring", RepositoryFile.developmentKeyring]
         try await Self.expectRefusal(arguments, mentioning: ["development_keys_off_loopback"])
     }
 
@@ -200,7 +200,7 @@ struct BoundaryMatrixTests {
         let appURL = entry == .serve ? "http://127.0.0.1:\(port)/apps/healthmagazin" : "http://127.0.0.1:\(port)/"
         let process = try BackgroundSubprocess(
             CLI.executablePath,
-            entry.arguments(host: "127.0.0.1", port: port, upstreamPort: upstreamPort) + ["--keyring", Repository.developmentKeyring],
+            entry.arguments(host: "127.0.0.1", port: port, upstreamPort: upstreamPort) + ["--keyring", RepositoryFile.developmentKeyring],
             standardErrorPath: directory.path("\(entry.rawValue).log")
         )
         _ = try await process.firstLine(within: .seconds(20)) { $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") }
@@ -209,7 +209,7 @@ struct BoundaryMatrixTests {
 
     /// Mints a launch for `kvnumber` (names and token fixed).
     static func mint(_ running: Running, kvnumber: String) async throws -> String {
-        let result = try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", Repository.developmentKeyring, "--registry", running.registry,
+        let result = try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", RepositoryFile.developmentKeyring, "--registry", running.registry,
                                         "--access-token", "env:TOKEN", "--firstname", "Erika", "--lastname", "Mustermann", "--kvnumber", kvnumber],
                                        environment: ["TOKEN": "boundary-token-\(kvnumber)"])
         guard result.status == 0 else { throw SubprocessError(message: "mint failed: \(result)") }
@@ -256,7 +256,7 @@ struct BoundaryMatrixTests {
     ])
     func configuredRedirect(entry: EntryPoint, target: String) async throws {
         var arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort())
-        arguments += ["--keyring", Repository.developmentKeyring, "--unauthenticated-redirect", target]
+        arguments += ["--keyring", RepositoryFile.developmentKeyring, "--unauthenticated-redirect", target]
         try await Self.expectRefusal(arguments, mentioning: ["invalid_redirect"])
     }
 

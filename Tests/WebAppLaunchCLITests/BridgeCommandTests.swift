@@ -11,7 +11,7 @@ struct BridgeCommandTests {
     @Test("an allow-listed deep link is routed in the app, exit 0")
     func deepLinkRoutedInApp() async throws {
         let message = #"{"action":"deeplink","data":"navidapro://healthmagazin/details?article_id=606"}"#
-        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "--registry", Repository.sampleRegistry, message])
+        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "--registry", RepositoryFile.sampleRegistry, message])
         #expect(result.status == 0, "\(result)")
         let object = try Self.decode(try #require(result.standardOutput.split(separator: "\n").first))
         #expect(object["action"] as? String == "deeplink")

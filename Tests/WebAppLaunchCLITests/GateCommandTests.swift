@@ -10,7 +10,7 @@ import Glibc
 /// own tests.
 @Suite("gate runs as a reverse proxy in front of a Python upstream and refuses bad configuration")
 struct GateCommandTests {
-    static let upstreamScript = Repository.root.appendingPathComponent("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py").path
+    static let upstreamScript = repositoryRoot.appendingPathComponent("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py").path
 
     @Test("gate exchanges a launch, proxies with the identity headers, logs no personal data and exits 0 on SIGTERM")
     func proxiesAndStops() async throws {
@@ -22,7 +22,7 @@ struct GateCommandTests {
         let gate = try BackgroundSubprocess(
             CLI.executablePath,
             ["gate", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:\(port)/", "--upstream", "http://127.0.0.1:\(upstreamPort)",
-             "--keyring", Repository.developmentKeyring, "--replay", "memory", "--port", "\(port)"],
+             "--keyring", RepositoryFile.developmentKeyring, "--replay", "memory", "--port", "\(port)"],
             standardErrorPath: directory.path("gate.log")
         )
         _ = try await gate.firstLine(within: .seconds(15)) { $0.hasPrefix("gate listening on http://127.0.0.1:\(port)") }
@@ -30,7 +30,7 @@ struct GateCommandTests {
         let registry = directory.path("registry.json")
         try #"{"apps":[{"id":"healthmagazin","title":"Gesundheitsmagazin","url":"http://127.0.0.1:\#(port)/"}]}"#
             .write(toFile: registry, atomically: true, encoding: .utf8)
-        let launchURL = try await CLI.mint(keyring: Repository.developmentKeyring, registry: registry)
+        let launchURL = try await CLI.mint(keyring: RepositoryFile.developmentKeyring, registry: registry)
         let exchange = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-D", "-", "--max-time", "10", launchURL], timeout: .seconds(15))
         #expect(exchange.standardOutput.hasPrefix("HTTP/1.1 303"), "\(exchange) log:\n\(gate.standardError)")
         let cookieLine = try #require(exchange.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: webapp_launch_session=") })
@@ -58,7 +58,7 @@ struct GateCommandTests {
             "gate", "--auth-request", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:8080/", "--port", "4180", "--print-nginx-config",
         ])
         #expect(printed.status == 0, "\(printed)")
-        let shipped = try String(contentsOf: Repository.root.appendingPathComponent("Docs/nginx-auth-request.conf"), encoding: .utf8)
+        let shipped = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/nginx-auth-request.conf"), encoding: .utf8)
         #expect(printed.standardOutput == shipped, "regenerate Docs/nginx-auth-request.conf with this command")
         let server = try await CLI.run([
             "gate", "--auth-request", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:8080/", "--print-nginx-config", "--nginx-config-part", "server",
@@ -88,7 +88,7 @@ struct GateCommandTests {
         ]
     )
     func refusesBadConfiguration(arguments: [String]) async throws {
-        let result = try await CLI.run(["gate", "--keyring", Repository.developmentKeyring] + arguments)
+        let result = try await CLI.run(["gate", "--keyring", RepositoryFile.developmentKeyring] + arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.errorLines.count == 1, "\(result)")
         #expect(result.standardError.hasPrefix("error: "), "\(result)")

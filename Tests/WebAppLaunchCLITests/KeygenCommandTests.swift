@@ -65,7 +65,7 @@ struct KeygenCommandTests {
         let path = try await makeKeyring(in: directory)
         #expect(try await CLI.run(["keygen", "--retire", "k1", "--keyring", path]).status == 0)
 
-        let result = try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", path, "--registry", Repository.sampleRegistry] + TestUser.arguments)
+        let result = try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", path, "--registry", RepositoryFile.sampleRegistry] + TestUser.arguments)
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1)
@@ -100,7 +100,7 @@ struct KeygenCommandTests {
 
         #expect(chmod(path, 0o644) == 0)
         let refusals = [
-            try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", path, "--registry", Repository.sampleRegistry] + TestUser.arguments),
+            try await CLI.run(["mint", "--app", "healthmagazin", "--keyring", path, "--registry", RepositoryFile.sampleRegistry] + TestUser.arguments),
             try await CLI.run(["verify", url, "--keyring", path]),
         ]
         for result in refusals {

@@ -12,7 +12,7 @@ struct MintCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyring = try await makeKeyring(in: directory)
-        let result = try await CLI.run(["mint", "--app", app, "--keyring", keyring, "--registry", Repository.sampleRegistry, "--form"] + TestUser.arguments)
+        let result = try await CLI.run(["mint", "--app", app, "--keyring", keyring, "--registry", RepositoryFile.sampleRegistry, "--form"] + TestUser.arguments)
         #expect(result.status == 0, "\(result)")
         let html = result.standardOutput
         #expect(html.hasPrefix("<!doctype html>"))
@@ -43,7 +43,7 @@ struct MintCommandTests {
         defer { directory.remove() }
         let keyring = try await makeKeyring(in: directory)
         // Later options win in swift-argument-parser, so the override replaces the default.
-        let arguments = ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", Repository.sampleRegistry] + TestUser.arguments + override
+        let arguments = ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", RepositoryFile.sampleRegistry] + TestUser.arguments + override
         let result = try await CLI.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.standardOutput.isEmpty)
@@ -72,6 +72,6 @@ struct MintCommandTests {
         let url = result.standardOutput.trimmingCharacters(in: .newlines)
         #expect(url.hasPrefix("http://127.0.0.1:8080/apps/healthmagazin?launch="))
         #expect(try await CLI.run(["verify", url]).status == 0)
-        #expect(try await CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]).status == 0)
+        #expect(try await CLI.run(["verify", url, "--keyring", RepositoryFile.developmentKeyring]).status == 0)
     }
 }

@@ -10,7 +10,7 @@ struct PublishedDevelopmentKeyringCommandTests {
     func refusesFlaglessCopy(flag: Bool?) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let shipped = try Data(contentsOf: URL(fileURLWithPath: Repository.developmentKeyring))
+        let shipped = try Data(contentsOf: URL(fileURLWithPath: RepositoryFile.developmentKeyring))
         var object = try #require(try JSONSerialization.jsonObject(with: shipped) as? [String: Any])
         if let flag { object["development"] = flag } else { object.removeValue(forKey: "development") }
         let copy = directory.path("copy.keyring.json")

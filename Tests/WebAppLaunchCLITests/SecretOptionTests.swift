@@ -21,7 +21,7 @@ struct SecretOptionTests {
         keyring: String
     ) async throws -> (token: String?, mint: SubprocessResult) {
         let mint = try await CLI.run(
-            ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", Repository.sampleRegistry,
+            ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", RepositoryFile.sampleRegistry,
              "--access-token", accessToken, "--firstname", "Erika", "--lastname", "Mustermann", "--kvnumber", TestUser.kvnumber],
             input: input,
             environment: environment
@@ -89,7 +89,7 @@ struct SecretOptionTests {
         // The PostgreSQL store connects lazily, so the server starts with no database.
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", Repository.sampleRegistry, "--replay", replay, "--log-level", "critical"],
+            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", RepositoryFile.sampleRegistry, "--replay", replay, "--log-level", "critical"],
             standardErrorPath: directory.path("serve.log")
         )
         _ = try await server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }
@@ -126,7 +126,7 @@ struct SecretOptionTests {
         let port = try freeLoopbackPort()
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", Repository.sampleRegistry, "--replay", "file:" + file],
+            ["serve", "--port", "\(port)", "--metrics-address", "127.0.0.1:0", "--registry", RepositoryFile.sampleRegistry, "--replay", "file:" + file],
             standardErrorPath: directory.path("serve.log")
         )
         let banner = try await server.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch serving") }

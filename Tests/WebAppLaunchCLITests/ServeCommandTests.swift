@@ -19,7 +19,7 @@ struct ServeCommandTests {
         let port = try freeLoopbackPort()
         let server = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--metrics-address", "127.0.0.1:0"],
+            ["serve", "--port", "\(port)", "--registry", RepositoryFile.sampleRegistry, "--metrics-address", "127.0.0.1:0"],
             environment: ["XDG_STATE_HOME": directory.path("state")],
             standardErrorPath: directory.path("serve.log")
         )
@@ -45,9 +45,9 @@ struct ServeCommandTests {
         }
 
         let registry = directory.path("registry.json")
-        let sample = try String(contentsOfFile: Repository.sampleRegistry, encoding: .utf8)
+        let sample = try String(contentsOfFile: RepositoryFile.sampleRegistry, encoding: .utf8)
         try sample.replacingOccurrences(of: ":8080/", with: ":\(port)/").write(toFile: registry, atomically: true, encoding: .utf8)
-        let minted = try await CLI.mint(keyring: Repository.developmentKeyring, registry: registry)
+        let minted = try await CLI.mint(keyring: RepositoryFile.developmentKeyring, registry: registry)
         #expect(minted.hasPrefix("http://127.0.0.1:\(port)/apps/healthmagazin?launch="))
         #expect(try await httpStatus(of: minted) == 303)
         #expect(try await httpStatus(of: minted) == 401)
@@ -62,7 +62,7 @@ struct ServeCommandTests {
         // Review finding 6: the default store survives a restart, so a used launch stays used.
         let restarted = try BackgroundSubprocess(
             CLI.executablePath,
-            ["serve", "--port", "\(port)", "--registry", Repository.sampleRegistry, "--metrics-address", "127.0.0.1:0"],
+            ["serve", "--port", "\(port)", "--registry", RepositoryFile.sampleRegistry, "--metrics-address", "127.0.0.1:0"],
             environment: ["XDG_STATE_HOME": directory.path("state")],
             standardErrorPath: directory.path("serve-restarted.log")
         )

@@ -74,7 +74,7 @@ struct UntrustedOutputTests {
     func jsonEscapes() async throws {
         let text = "a\u{7F}b\u{9B}c\u{202E}d\u{2066}e\u{E0041}f"
         let message = try String(decoding: JSONSerialization.data(withJSONObject: ["action": "displayText", "data": text]), as: UTF8.self)
-        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "--registry", Repository.sampleRegistry, message])
+        let result = try await CLI.run(["bridge", "--app", "healthmagazin", "--registry", RepositoryFile.sampleRegistry, message])
         #expect(result.status == 0, "\(result)")
         #expect(!Self.holdsRawControl(result.standardOutput), "\(result)")
         #expect(result.standardOutput.contains(#"\u007f"#) && result.standardOutput.contains(#"\u202e"#) && result.standardOutput.contains(#"\udb40\udc41"#))

@@ -16,7 +16,7 @@ struct VerifyCommandTests {
         defer { directory.remove() }
         let keyring = try await makeKeyring(in: directory)
         let url = try await CLI.mint(app: app, keyring: keyring, ["--mode", mode])
-        let registered = try #require(try Registry(contentsOfFile: Repository.sampleRegistry).app(id: app)).url.description
+        let registered = try #require(try Registry(contentsOfFile: RepositoryFile.sampleRegistry).app(id: app)).url.description
         #expect(url.hasPrefix(registered + (registered.contains("?") ? "&" : "?") + "launch="))
 
         let result = try await CLI.run(["verify", url, "--keyring", keyring])
@@ -138,7 +138,7 @@ struct VerifyRejectionTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let keyring = try await makeKeyring(in: directory)
-        let signer = try LaunchSigner(keyring: try Keyring(contentsOfFile: keyring), registry: try Registry(contentsOfFile: Repository.sampleRegistry))
+        let signer = try LaunchSigner(keyring: try Keyring(contentsOfFile: keyring), registry: try Registry(contentsOfFile: RepositoryFile.sampleRegistry))
         let url = try signer.launchURL(for: "healthmagazin", user: TestUser.user, lifetime: 60, now: Date().addingTimeInterval(offset))
         Self.expectRejected(try await CLI.run(["verify", url, "--keyring", keyring]), codes: [code])
     }
@@ -149,7 +149,7 @@ struct VerifyRejectionTests {
         defer { directory.remove() }
         let keyring = try await makeKeyring(in: directory)
         let url = try await CLI.mint(keyring: keyring)
-        Self.expectRejected(try await CLI.run(["verify", url, "--keyring", Repository.developmentKeyring]), codes: ["unknown_key"])
+        Self.expectRejected(try await CLI.run(["verify", url, "--keyring", RepositoryFile.developmentKeyring]), codes: ["unknown_key"])
 
         let other = directory.path("other.json")
         #expect(try await CLI.run(["keygen", "--kid", "k1", "--keyring", other, "--development"]).status == 0)

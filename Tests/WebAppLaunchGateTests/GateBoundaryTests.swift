@@ -280,7 +280,7 @@ extension GateBoundaryTests {
 struct GateNginxConfigurationTests {
     @Test("Docs/nginx-auth-request.conf is exactly what `gate --print-nginx-config` prints for the example")
     func shippedFileIsPrinted() throws {
-        let shipped = try String(contentsOfFile: Repository.nginxConfiguration, encoding: .utf8)
+        let shipped = try String(contentsOfFile: RepositoryFile.nginxConfiguration, encoding: .utf8)
         #expect(shipped == NginxConfiguration.example.complete)
     }
 

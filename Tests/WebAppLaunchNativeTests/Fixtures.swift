@@ -1,14 +1,13 @@
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// The registry the tests resolve against: the product's health magazine with its real
-/// allowlist, a tenant-specific coach app (registered with a query) and a loopback dev app.
+/// allowlist (shared, `TestApps`), a tenant-specific coach app (registered with a query) and
+/// a loopback dev app.
 enum Fixtures {
-    static let allowlist = DeepLinkAllowlist(hosts: ["healthmagazin"], pathPrefixes: ["/details"], queryKeys: ["article_id"])
+    static let allowlist = TestApps.magazinDeepLinks
 
-    static let magazin = try! WebApp(
-        id: "healthmagazin", title: "Gesundheitsmagazin",
-        url: try RegisteredURL("https://magazin.example/app"), deepLinks: allowlist
-    )
+    static let magazin = TestApps.magazin
     static let coach = try! WebApp(id: "coach", title: "Coach", url: try RegisteredURL("https://coach.example/app?tenant=a"))
     static let devApp = try! WebApp(
         id: "dev", title: "Dev", url: try RegisteredURL("http://127.0.0.1:8080/dev"), deepLinks: allowlist

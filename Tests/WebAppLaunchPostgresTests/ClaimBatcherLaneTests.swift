@@ -1,6 +1,7 @@
 import Testing
 import WebAppLaunch
 @testable import WebAppLaunchPostgres
+import WebAppLaunchTestSupport
 
 /// A statement slot holds its lane (for the store, a pooled connection) while claims keep
 /// coming, waits on it a watch interval when the queue is empty, leaves it after that, when

@@ -1,6 +1,7 @@
 import Testing
 import WebAppLaunch
 @testable import WebAppLaunchPostgres
+import WebAppLaunchTestSupport
 
 /// The claim batcher's decisions on their own: events in, actions out, no database, no
 /// clock, no task. Waiters are numbers, lanes are names, instants are milliseconds.

@@ -3,6 +3,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 @testable import WebAppLaunchPostgres
+import WebAppLaunchTestSupport
 
 /// The claim batcher on its own, with a table in memory standing in for PostgreSQL's
 /// `INSERT … ON CONFLICT DO NOTHING RETURNING`: exactly once, fail closed, deadlines.

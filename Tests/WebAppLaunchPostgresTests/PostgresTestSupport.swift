@@ -87,14 +87,11 @@ struct PostgresTestCluster: Sendable {
 
 /// Keys, app and signer shared by the PostgreSQL suites.
 enum PostgresFixtures {
-    static let keyring = try! Keyring(
-        keys: [KeyringKey(kid: "pg-test", status: .active, secret: try! KeySecret(bytes: Array(repeating: 0x5A, count: 32)))],
-        isDevelopment: true
-    )
-    static let app = try! WebApp(id: "healthmagazin", title: "Gesundheitsmagazin", url: RegisteredURL("http://127.0.0.1:8080/apps/healthmagazin"))
+    static let keyring = TestKeys.single(kid: "pg-test", secret: TestKeys.secret(0x5A))
+    static let app = TestApps.loopbackMagazin
     static let registry = try! Registry(apps: [app])
     static let signer = try! LaunchSigner(keyring: keyring, registry: registry)
-    static let user = LaunchUser(accessToken: "pg-access-token", firstName: "Jürgen", lastName: "Groß", kvnumber: "A123456780")
+    static let user = TestUsers.jurgen
 
     /// The launch's path and query, to send to any instance (the audience is the public URL,
     /// which every instance behind the load balancer shares).

@@ -6,6 +6,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppRegistry
+import WebAppLaunchTestSupport
 
 /// The `cookies` section of the Python reference's vectors (SPEC.md §12.3; issue 32): the
 /// session cookie's name and attributes, and the redirect's Location, per served URL.
@@ -24,10 +25,7 @@ struct CookieVector: Decodable, Sendable, CustomTestStringConvertible {
     /// Read from the vectors file of the WebAppLaunchTests target (one file, one generator).
     static let all: [CookieVector] = {
         struct File: Decodable { let cookies: [CookieVector] }
-        var url = URL(fileURLWithPath: #filePath)
-        url.deleteLastPathComponent()
-        url.deleteLastPathComponent()
-        url.appendPathComponent("WebAppLaunchTests/Vectors/vectors.json")
+        let url = URL(fileURLWithPath: RepositoryFile.vectors)
         return try! JSONDecoder().decode(File.self, from: Data(contentsOf: url)).cookies
     }()
 }

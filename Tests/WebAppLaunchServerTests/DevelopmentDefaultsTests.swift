@@ -4,16 +4,13 @@ import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
+import WebAppLaunchTestSupport
 
 /// The defaults `serve` runs on are embedded in the binary (no walk up from `#filePath`), and
 /// they must be exactly the files the repository ships in `keys/`.
 @Suite("The embedded development defaults are the repository's keys/ files, byte for byte")
 struct DevelopmentDefaultsTests {
-    static let keys: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("keys")
-    }()
+    static let keys = repositoryRoot.appendingPathComponent("keys")
 
     @Test("keyring, registry and demo users match their files", arguments: [
         ("dev.keyring.json", DevelopmentDefaults.keyringJSON),

@@ -25,7 +25,7 @@ struct DevelopmentLauncherTests {
             let response = try await client.postConsoleForm("/console/launch", form: "user=zoe&app=bonus")
             #expect(response.status == .seeOther)
             let location = try #require(response.headers[.location])
-            let verified = try LaunchVerifier(keyring: Fixtures.keyring, app: Fixtures.bonus).verify(url: location, now: server.clock.now)
+            let verified = try LaunchVerifier(keyring: Fixtures.keyring, app: Fixtures.bonus).verify(url: location, now: server.clock.date)
             #expect(verified.claims.accessToken == "console-token-z")
             #expect(verified.claims.firstName == "Zoë")
         }
@@ -43,7 +43,7 @@ struct DevelopmentLauncherTests {
             #expect(minted.status == .created)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(minted.body.readableBytesView)) as? [String: Any])
             let url = try #require(object["url"] as? String)
-            let verified = try LaunchVerifier(keyring: Fixtures.keyring, app: Fixtures.magazin).verify(url: url, now: server.clock.now)
+            let verified = try LaunchVerifier(keyring: Fixtures.keyring, app: Fixtures.magazin).verify(url: url, now: server.clock.date)
             #expect(verified.claims.lastName == "Groß")
             #expect(verified.claims.kvnr.value == "M204198708")
 

@@ -6,6 +6,7 @@ import Testing
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
+import WebAppLaunchTestSupport
 
 @Suite("A valid launch is exchanged for a session cookie and a redirect to the clean URL")
 struct LaunchExchangeTests {
@@ -121,7 +122,7 @@ struct LaunchExchangeTests {
     @Test("a launch is accepted up to one second before expiry plus skew")
     func acceptedAtTheEdgeOfTheWindow() async throws {
         let server = try TestServer()
-        server.clock.advance(by: 60 + 60 - 1)
+        server.clock.advance(by: .seconds(60 + 60 - 1))
         try await server.test { client in
             let response = try await client.launch(Fixtures.token(for: Fixtures.magazin), at: Fixtures.magazin, via: .get)
             #expect(response.status == .seeOther)

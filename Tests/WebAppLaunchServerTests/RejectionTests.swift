@@ -93,7 +93,7 @@ struct RejectionTests {
     @Test("the rejection is a 401 with no cookie, the generic reason in JSON, and the precise code only in the log and metrics", arguments: cases)
     func rejectedAsJSON(_ row: RejectionCase) async throws {
         let server = try TestServer()
-        server.clock.advance(by: row.clockOffset)
+        server.clock.advance(by: .seconds(row.clockOffset))
         try await server.test { client in
             for _ in 0..<row.priorUses {
                 #expect(try await row.send(with: client, json: true).status == .seeOther)
@@ -119,7 +119,7 @@ struct RejectionTests {
     @Test("the HTML rejection page names only the generic reason and sets no cookie", arguments: cases)
     func rejectedAsHTML(_ row: RejectionCase) async throws {
         let server = try TestServer()
-        server.clock.advance(by: row.clockOffset)
+        server.clock.advance(by: .seconds(row.clockOffset))
         try await server.test { client in
             for _ in 0..<row.priorUses {
                 _ = try await row.send(with: client, json: false)

@@ -16,18 +16,18 @@ struct ReplayRetentionTests {
     /// time pass while it answers.
     final class SlowRecordingStore: ReplayStore {
         let inner = InMemoryReplayStore(capacity: 64)
-        let clock: TestClock
+        let clock: ManualClock
         let delay: TimeInterval
         let deadlines = Mutex<[UInt64]>([])
 
-        init(clock: TestClock, delay: TimeInterval) {
+        init(clock: ManualClock, delay: TimeInterval) {
             self.clock = clock
             self.delay = delay
         }
 
         func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) async throws -> Bool {
             deadlines.withLock { $0.append(deadline) }
-            clock.advance(by: delay)
+            clock.advance(by: .seconds(delay))
             return try inner.claim(id, until: deadline, now: now)
         }
     }
@@ -37,7 +37,7 @@ struct ReplayRetentionTests {
 
     @Test("the store is asked to keep a launch until exp + the largest allowed skew + the margin, whatever the local skew", arguments: [UInt64(0), 60, 600])
     func deadlineIgnoresLocalSkew(skew: UInt64) async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let store = SlowRecordingStore(clock: clock, delay: 0)
         var configuration = Fixtures.configuration()
         configuration.policy = VerificationPolicy(clockSkew: skew)
@@ -55,7 +55,7 @@ struct ReplayRetentionTests {
     func largerSkewInstanceStillRefuses() async throws {
         let shared = InMemoryReplayStore(capacity: 64)
         let token = Fixtures.token(for: Fixtures.magazin)
-        let clockA = TestClock()
+        let clockA = ManualClock()
         var strict = Fixtures.configuration()
         strict.policy = VerificationPolicy(clockSkew: 0)
         try await TestServer(configuration: strict, replayStore: shared, clock: clockA).test { client async throws in
@@ -64,7 +64,7 @@ struct ReplayRetentionTests {
         // Long after A's own exp + skew, the store sweeps; B's clock is at exp + 599 s, inside its skew.
         let late = UnixSeconds.of(Fixtures.now) + Self.lifetime + 599
         shared.sweep(now: late)
-        let clockB = TestClock(Date(timeIntervalSince1970: TimeInterval(late)))
+        let clockB = ManualClock(date: Date(timeIntervalSince1970: TimeInterval(late)))
         var lenient = Fixtures.configuration()
         lenient.policy = VerificationPolicy(clockSkew: 600)
         try await TestServer(configuration: lenient, replayStore: shared, clock: clockB).test { client async throws in
@@ -76,9 +76,9 @@ struct ReplayRetentionTests {
 
     @Test("a claim that takes the launch past exp + skew ends in a rejection as expired, not a session")
     func slowClaimCannotGrantExpiredLaunch() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         // Presented one second before its end; the store then takes two seconds.
-        clock.advance(by: TimeInterval(Self.lifetime + 60 - 1))
+        clock.advance(by: .seconds(Self.lifetime + 60 - 1))
         let store = SlowRecordingStore(clock: clock, delay: 2)
         let token = Fixtures.token(for: Fixtures.magazin)
         let server = try TestServer(replayStore: store, clock: clock)
@@ -94,8 +94,8 @@ struct ReplayRetentionTests {
 
     @Test("a claim that returns in time still opens the session")
     func timelyClaimSucceeds() async throws {
-        let clock = TestClock()
-        clock.advance(by: TimeInterval(Self.lifetime + 60 - 3))
+        let clock = ManualClock()
+        clock.advance(by: .seconds(Self.lifetime + 60 - 3))
         let store = SlowRecordingStore(clock: clock, delay: 2)
         try await TestServer(replayStore: store, clock: clock).test { client async throws in
             #expect(try await client.launch(Fixtures.token(for: Fixtures.magazin), at: Fixtures.magazin, via: .get).status == .seeOther)

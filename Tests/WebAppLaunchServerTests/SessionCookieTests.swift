@@ -82,11 +82,11 @@ struct SessionCookieTests {
         let server = try TestServer()
         try await server.test { client in
             let cookie = try await client.sessionCookie(for: Fixtures.token(for: Self.magazin), at: Self.magazin)
-            server.clock.advance(by: 1799)
+            server.clock.advance(by: .seconds(1799))
             #expect(try await client.get("/apps/healthmagazin", cookie: cookie).status == .ok)
-            server.clock.advance(by: 1)
+            server.clock.advance(by: .seconds(1))
             Self.expectNoPage(try await client.get("/apps/healthmagazin", cookie: cookie))
-            server.clock.advance(by: 86_400)
+            server.clock.advance(by: .seconds(86_400))
             Self.expectNoPage(try await client.get("/apps/healthmagazin", cookie: cookie))
         }
     }

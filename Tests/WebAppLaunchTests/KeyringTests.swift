@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Testing) @testable import WebAppLaunch
+import WebAppLaunchTestSupport
 
 @Suite("Keyring files: loading, refusals, permissions and writing")
 struct KeyringTests {
@@ -146,8 +147,7 @@ struct KeyringTests {
 
     @Test("the shipped development keyring has one active and one verify-only key and is marked development")
     func developmentKeyring() throws {
-        let path = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("../../keys/dev.keyring.json").standardized.path
-        let keyring = try Keyring(contentsOfFile: path)
+        let keyring = try Keyring(contentsOfFile: RepositoryFile.developmentKeyring)
         #expect(keyring.isDevelopment)
         #expect(keyring.keys.count == 2)
         #expect(keyring.keys.filter { $0.status == .active }.count == 1)

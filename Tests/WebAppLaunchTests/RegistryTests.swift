@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAppRegistry
+import WebAppLaunchTestSupport
 
 @Suite("The registry of web apps")
 struct RegistryTests {
@@ -15,9 +16,7 @@ struct RegistryTests {
 
     @Test("the sample registry loads with its two apps, found by id and by any spelling of their URL")
     func sample() throws {
-        let path = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("../../keys/registry.sample.json").standardized.path
-        let registry = try Registry(contentsOfFile: path)
+        let registry = try Registry(contentsOfFile: RepositoryFile.sampleRegistry)
         #expect(registry.apps.map(\.id) == ["healthmagazin", "bonusprogramm"])
         #expect(registry.app(id: "healthmagazin")?.url.description == "http://127.0.0.1:8080/apps/healthmagazin")
         #expect(registry.app(id: "bonusprogramm")?.url.query == "tenant=demo")

@@ -22,7 +22,7 @@ enum CLI {
                 directory.deleteLastPathComponent()
             }
         }
-        return Repository.root.appendingPathComponent(".build/debug/webapp-launch").path
+        return repositoryRoot.appendingPathComponent(".build/debug/webapp-launch").path
     }()
 
     /// Runs `webapp-launch` with `arguments` to completion.
@@ -42,27 +42,12 @@ enum CLI {
 
     /// Runs `webapp-launch mint` for `app` and the test user, returning the URL it printed.
     /// - Throws: When mint does not exit 0 with exactly one line.
-    static func mint(app: String = "healthmagazin", keyring: String, registry: String = Repository.sampleRegistry, _ extra: [String] = []) async throws -> String {
+    static func mint(app: String = "healthmagazin", keyring: String, registry: String = RepositoryFile.sampleRegistry, _ extra: [String] = []) async throws -> String {
         let result = try await run(["mint", "--app", app, "--keyring", keyring, "--registry", registry] + TestUser.arguments + extra)
         let lines = result.standardOutput.split(separator: "\n")
         guard result.status == 0, lines.count == 1 else { throw SubprocessError(message: "mint failed: \(result)") }
         return String(lines[0])
     }
-}
-
-/// Files of this source checkout.
-enum Repository {
-    /// The package root, four levels above this file.
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url
-    }()
-
-    /// The sample registry (apps on http://127.0.0.1:8080).
-    static let sampleRegistry = root.appendingPathComponent("keys/registry.sample.json").path
-    /// The shipped development keyring.
-    static let developmentKeyring = root.appendingPathComponent("keys/dev.keyring.json").path
 }
 
 /// The user every minted launch is for. The access token is distinctive so a test can prove

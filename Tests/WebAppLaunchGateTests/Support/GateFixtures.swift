@@ -11,28 +11,23 @@ import WebAppLaunchMiddleware
 import WebAppLaunchTestSupport
 import WebAppRegistry
 
-/// Paths in the repository, found from this file.
-enum Repository {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let echoUpstreamScript = root.appendingPathComponent("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py").path
-    static let nginxConfiguration = root.appendingPathComponent("Docs/nginx-auth-request.conf").path
+/// The files of the checkout the gate suites read.
+extension RepositoryFile {
+    static let echoUpstreamScript = path("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py")
+    static let nginxConfiguration = path("Docs/nginx-auth-request.conf")
 }
 
 /// The keys, users and launches the gate tests use.
 enum GateFixtures {
     static let appID = "healthmagazin"
-    /// A production-style keyring (not development), generated per run.
-    static let keyring: Keyring = {
-        let secret = try! KeySecret(bytes: (0..<32).map { UInt8($0) &+ 0x61 })
-        return try! Keyring(keys: [KeyringKey(kid: "gate-test", status: .active, secret: secret)], isDevelopment: false)
-    }()
+    /// A production keyring (not development): the gate refuses development keys off loopback.
+    static let keyring = TestKeys.single(kid: "gate-test", secret: TestKeys.secret(0x61), isDevelopment: false)
     /// The gate's keys: the app keyring exported from ``keyring``, as a partner holds them.
     static let appKeyring = try! keyring.exportingApp(appID)
     /// A user whose names need the header encoding: umlauts, ß, an apostrophe, a hyphen, a space.
-    static let user = LaunchUser(accessToken: "tok-abc/123+xyz=", firstName: "Jürgen Zoë", lastName: "O'Brien-Groß", kvnumber: "A123456780")
+    static let user = TestUsers.headerEncoded
     /// A second user, for "session of A, then launch of B".
-    static let userB = LaunchUser(accessToken: "tok-b", firstName: "Berta", lastName: "Brandt", kvnumber: "B987654320")
+    static let userB = TestUsers.berta
 
     /// A launch URL for `publicURL`, minted as the launcher would.
     static func launchURL(for publicURL: RegisteredURL, user: LaunchUser = user) throws -> String {
@@ -50,7 +45,7 @@ final class EchoUpstream {
     init() async throws {
         directory = try TemporaryDirectory()
         process = try BackgroundSubprocess(
-            "/usr/bin/python3", [Repository.echoUpstreamScript, "0"],
+            "/usr/bin/python3", [RepositoryFile.echoUpstreamScript, "0"],
             standardErrorPath: directory.path("upstream.log")
         )
         let line = try await process.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }

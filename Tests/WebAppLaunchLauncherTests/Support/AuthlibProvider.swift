@@ -49,10 +49,8 @@ final class AuthlibProvider: @unchecked Sendable {
         self.directory = directory
     }
 
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("authlib_provider.py").path
-    static let installedPython = repositoryRoot.appendingPathComponent(".build/oidc-venv/bin/python").path
+    static let script = RepositoryFile.path("Tests/WebAppLaunchLauncherTests/Support/authlib_provider.py")
+    static let installedPython = RepositoryFile.testVirtualEnvironment + "/bin/python"
 
     /// The Python with Authlib, or a failure that says how to get it.
     static func python() throws -> String {

@@ -7,17 +7,13 @@ import NIOCore
 import Synchronization
 import WebAppLaunch
 import WebAppLaunchLauncher
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// Keys, apps and launcher set-ups shared by the launcher suites.
 enum LauncherFixtures {
     /// The repository's development keyring (public test keys).
-    static let keyring: Keyring = {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("keys/dev.keyring.json")
-        return try! Keyring(json: Data(contentsOf: url))
-    }()
+    static let keyring = TestKeys.development
 
     static let magazin = try! WebApp(
         id: "healthmagazin",
@@ -36,7 +32,7 @@ enum LauncherFixtures {
     static let signer = try! LaunchSigner(keyring: keyring, registry: registry)
 
     /// Distinctive claims, so a leak into a log is found by a plain substring search.
-    static let claims = ["given_name": "Jürgen-Quirin", "family_name": "Großmann-Zydeck", "kvnr": "A123456780"]
+    static let claims = TestUsers.distinctiveClaims
 
     static func service(
         provider: any IdentityProvider,

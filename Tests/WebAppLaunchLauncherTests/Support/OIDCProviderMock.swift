@@ -39,9 +39,7 @@ final class OIDCProviderMock: @unchecked Sendable {
 
     /// Where `scripts/test` installs it: `.build/oidc-venv` of this checkout, used when the
     /// variable is not set, so `swift test` works by hand after one `scripts/test`.
-    static let installedExecutable = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/oidc-venv/bin/oidc-provider-mock").path
+    static let installedExecutable = RepositoryFile.testVirtualEnvironment + "/bin/oidc-provider-mock"
 
     /// The executable, or a failure that says how to get it.
     static func executable() throws -> String {

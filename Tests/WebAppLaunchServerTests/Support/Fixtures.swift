@@ -2,54 +2,35 @@ import Foundation
 @_spi(Testing) import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
-/// Keys, apps, users and signers shared by the server suites. Secrets are fixed bytes so
-/// failures reproduce; they are test keys only.
+/// The server suites' view of the shared fixtures (`WebAppLaunchTestSupport`): the rotation
+/// keyring, the apps on loopback, the distinctive user, and the launches they make.
 enum Fixtures {
-    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+    static let now = TestTime.now
 
-    static func secret(_ fill: UInt8) -> KeySecret {
-        try! KeySecret(bytes: (0..<32).map { UInt8($0) &+ fill })
-    }
+    static func secret(_ fill: UInt8) -> KeySecret { TestKeys.secret(fill) }
 
     /// `old` (verify-only), `gone` (revoked), `current` (active: signs launches and seals sessions).
-    static let keyring = try! Keyring(
-        keys: [
-            KeyringKey(kid: "old", status: .verifyOnly, secret: secret(0x10)),
-            KeyringKey(kid: "gone", status: .revoked, secret: secret(0x20)),
-            KeyringKey(kid: "current", status: .active, secret: secret(0x30)),
-        ],
-        isDevelopment: true
-    )
+    static let keyring = TestKeys.rotation
 
     /// The same keys as ``keyring``, as production keys: what an https audience needs
     /// (development keys serve loopback only, `DevelopmentKeyPolicy`).
-    static let productionKeyring = try! Keyring(keys: keyring.keys, isDevelopment: false)
+    static let productionKeyring = TestKeys.rotationProduction
 
-    static let magazin = try! WebApp(
-        id: "healthmagazin",
-        title: "Gesundheitsmagazin",
-        url: RegisteredURL("http://127.0.0.1:8080/apps/healthmagazin"),
-        deepLinks: DeepLinkAllowlist(hosts: ["healthmagazin"], pathPrefixes: ["/details"], queryKeys: ["article_id"])
-    )
-    static let bonus = try! WebApp(id: "bonus", title: "Bonusprogramm", url: RegisteredURL("http://127.0.0.1:8080/apps/bonus?tenant=demo"))
+    static let magazin = TestApps.loopbackMagazin
+    static let bonus = TestApps.loopbackBonus
     static let registry = try! Registry(apps: [magazin, bonus])
 
     /// Distinctive values, so a leak into a log or a response is found by a plain substring search.
-    static let user = LaunchUser(
-        accessToken: "at-Qz7vK2mR9xW4pL8nHj3Tf6-fixture-access-token",
-        firstName: "Jürgen-Quirin",
-        lastName: "Großmann-Zydeck",
-        kvnumber: "A123456780"
-    )
+    static let user = TestUsers.distinctive
 
     static let signer = try! LaunchSigner(keyring: keyring, registry: registry)
 
     /// A signer whose only key is `kid` with the given secret: unknown, revoked or verify-only keys.
     static func signer(kid: String, secret fill: UInt8, registry: Registry = registry) -> LaunchSigner {
-        let keyring = try! Keyring(keys: [KeyringKey(kid: kid, status: .active, secret: secret(fill))], isDevelopment: true)
-        return try! LaunchSigner(keyring: keyring, registry: registry)
+        try! LaunchSigner(keyring: TestKeys.single(kid: kid, secret: secret(fill)), registry: registry)
     }
 
     /// The configuration every server suite starts from: both apps at their registered URLs.

@@ -9,18 +9,18 @@ import WebAppLaunchTestSupport
 /// capturing logger, driven through HummingbirdTesting.
 struct TestServer: Sendable {
     let server: WebAppServer
-    let clock: TestClock
+    let clock: ManualClock
     let logs: LogCapture
 
     /// - Throws: When the configuration does not validate: fixtures must be legal configurations.
     init(
         configuration: WebAppServerConfiguration = Fixtures.configuration(),
         replayStore: (any ReplayStore)? = nil,
-        clock: TestClock = TestClock(),
+        clock: ManualClock = ManualClock(),
         logs: LogCapture = LogCapture()
     ) throws {
         var configuration = configuration
-        configuration.clock = { clock.now }
+        configuration.clock = { clock.date }
         try configuration.validate()
         self.clock = clock
         self.logs = logs

@@ -1,37 +1,24 @@
 import Foundation
 @testable import WebAppLaunch
+import WebAppLaunchTestSupport
 import WebAppRegistry
 
-/// Keys, apps and users shared by the core suites. Secrets are fixed bytes so failures
-/// reproduce; they are test keys only.
+/// The core suites' view of the shared fixtures (`WebAppLaunchTestSupport`): the rotation
+/// keyring, the apps at their public URLs and the everyday user.
 enum Fixtures {
-    static let now = Date(timeIntervalSince1970: 1_795_000_000)
-    static let nowSeconds: UInt64 = 1_795_000_000
+    static let now = TestTime.now
+    static let nowSeconds = TestTime.nowSeconds
 
-    static func secret(_ fill: UInt8) -> KeySecret {
-        try! KeySecret(bytes: (0..<32).map { UInt8($0) &+ fill })
-    }
+    static func secret(_ fill: UInt8) -> KeySecret { TestKeys.secret(fill) }
 
     /// Keys: `old` (verify-only), `gone` (revoked), `current` (active, signs).
-    static let keyring: Keyring = try! Keyring(
-        keys: [
-            KeyringKey(kid: "old", status: .verifyOnly, secret: secret(0x10)),
-            KeyringKey(kid: "gone", status: .revoked, secret: secret(0x20)),
-            KeyringKey(kid: "current", status: .active, secret: secret(0x30)),
-        ],
-        isDevelopment: true
-    )
+    static let keyring = TestKeys.rotation
 
-    static let magazin = try! WebApp(
-        id: "healthmagazin",
-        title: "Gesundheitsmagazin",
-        url: RegisteredURL("https://magazin.example/app"),
-        deepLinks: DeepLinkAllowlist(hosts: ["healthmagazin"], pathPrefixes: ["/details"], queryKeys: ["article_id"])
-    )
-    static let bonus = try! WebApp(id: "bonus", title: "Bonus", url: RegisteredURL("https://bonus.example/start?tenant=demo&lang=de"))
+    static let magazin = TestApps.magazin
+    static let bonus = TestApps.bonus
     static let registry = try! Registry(apps: [magazin, bonus])
 
-    static let user = LaunchUser(accessToken: "at-" + String(repeating: "x", count: 40), firstName: "Jürgen", lastName: "Groß", kvnumber: "A123456780")
+    static let user = TestUsers.jurgen
 
     static var signer: LaunchSigner { try! LaunchSigner(keyring: keyring, registry: registry) }
 
