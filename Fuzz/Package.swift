@@ -9,8 +9,8 @@ import PackageDescription
 //
 // or just run ../scripts/fuzz. No unsafeFlags: the sanitizers come from the command line.
 //
-// `MintBatch` and `MakeCorpus` are ordinary executables (built without sanitizers into
-// ../.build-fuzz-tools) used by scripts/load-test, scripts/fault-test and scripts/fuzz.
+// `MakeCorpus` is an ordinary executable (built without sanitizers into ../.build-fuzz-tools)
+// used by scripts/fuzz. Load and fault tests mint with `webapp-launch mint --count`.
 
 let main: PackageDescription.Target.Dependency = .product(name: "WebAppLaunch", package: "main")
 let registry: PackageDescription.Target.Dependency = .product(name: "WebAppRegistry", package: "main")
@@ -24,7 +24,6 @@ let package = Package(
         .executable(name: "FuzzParameters", targets: ["FuzzParameters"]),
         .executable(name: "FuzzLoaders", targets: ["FuzzLoaders"]),
         .executable(name: "FuzzNative", targets: ["FuzzNative"]),
-        .executable(name: "MintBatch", targets: ["MintBatch"]),
         .executable(name: "MakeCorpus", targets: ["MakeCorpus"]),
     ],
     dependencies: [.package(path: "..")],
@@ -34,7 +33,6 @@ let package = Package(
         .executableTarget(name: "FuzzParameters", dependencies: ["FuzzSupport", main, registry]),
         .executableTarget(name: "FuzzLoaders", dependencies: ["FuzzSupport", main, registry]),
         .executableTarget(name: "FuzzNative", dependencies: ["FuzzSupport", registry, native]),
-        .executableTarget(name: "MintBatch", dependencies: [main, registry]),
         .executableTarget(name: "MakeCorpus", dependencies: ["FuzzSupport", main, registry]),
     ]
 )

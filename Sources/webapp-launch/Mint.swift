@@ -15,6 +15,11 @@ extension WebAppLaunchCommand {
             Examples:
               webapp-launch mint --app healthmagazin --access-token env:ACCESS_TOKEN --firstname Jürgen --lastname "O'Brien" --kvnumber A123456780
               printf %s "$TOKEN" | webapp-launch mint --app healthmagazin --access-token - --firstname Erika --lastname Mustermann --kvnumber T012345678
+            --count mints a batch, one launch per line, for load tests and benchmarks (the one
+            minting path of the harness); --distinct-users gives each launch its own user derived
+            from the given one, and --output json prints each launch with its user, so a test can
+            search logs for every value of the run:
+              webapp-launch mint --app healthmagazin --access-token env:T --firstname A --lastname B --kvnumber A123456780 --count 1000 --distinct-users --output json
             """
         )
 
@@ -45,8 +50,23 @@ extension WebAppLaunchCommand {
         @Flag(name: .long, help: "Print a self-submitting HTML form that POSTs the launch instead of a URL.")
         var form = false
 
+        @Option(name: .long, help: "How many launches to print, one per line (1-\(Self.maximumCount)).")
+        var count = 1
+
+        @Flag(name: .long, help: "Give each launch of a batch its own user, derived from the given one.")
+        var distinctUsers = false
+
+        @Option(name: .long, help: "url (one launch URL per line, default) or json (one object per line: url, token and the user's claims).")
+        var output: LaunchOutput = .url
+
+        /// The largest batch: ten million launches are about 20 GB of output at the largest
+        /// token, more than any benchmark needs.
+        static let maximumCount = 10_000_000
+
         func validate() throws {
             guard LaunchMode(name: mode) != nil else { throw ValidationError("--mode must be sealed or signed") }
+            guard (1...Self.maximumCount).contains(count) else { throw ValidationError("--count must be 1 to \(Self.maximumCount)") }
+            guard !form || (count == 1 && output == .url) else { throw ValidationError("--form prints one launch: no --count or --output json") }
             // --ttl's range is the minter's rule, checked by the signer in SPEC.md §11's order
             // (`unknown_app` before `invalid_lifetime` and `lifetime_too_long`), not here.
         }
@@ -59,14 +79,28 @@ extension WebAppLaunchCommand {
                 throw CommandFailure.configuration("keyring \(keyring.path): \(error)")
             }
             let accessToken = try SecretArgument(accessToken, option: "--access-token")
-            let user = LaunchUser(accessToken: accessToken.value, firstName: firstname, lastName: lastname, kvnumber: kvnumber)
-            let url: String
-            do {
-                url = try signer.launchURL(for: app, user: user, mode: LaunchMode(name: mode)!, lifetime: ttl)
-            } catch {
-                throw CommandFailure.configuration("\(error.code): \(error.reason)")
+            let users = BatchUsers(
+                base: LaunchUser(accessToken: accessToken.value, firstName: firstname, lastName: lastname, kvnumber: kvnumber),
+                distinct: distinctUsers
+            )
+            let mode = LaunchMode(name: mode)!
+            var lines = LaunchLines(output: output)
+            let now = Date()
+            for index in 0..<count {
+                let user = users.user(index)
+                let url: String
+                do {
+                    url = try signer.launchURL(for: app, user: user, mode: mode, lifetime: ttl, now: now)
+                } catch {
+                    throw CommandFailure.configuration("\(error.code): \(error.reason)")
+                }
+                if form {
+                    print(try Self.postForm(for: url))
+                } else {
+                    lines.append(url: url, user: user)
+                }
             }
-            print(form ? try Self.postForm(for: url) : url)
+            lines.flush()
             accessToken.warnIfInline()
         }
 

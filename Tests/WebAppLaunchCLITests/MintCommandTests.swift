@@ -74,4 +74,53 @@ struct MintCommandTests {
         #expect(try await CLI.run(["verify", url]).status == 0)
         #expect(try await CLI.run(["verify", url, "--keyring", RepositoryFile.developmentKeyring]).status == 0)
     }
+
+    @Test("mint --count --distinct-users --output json prints one verifiable launch per line, each for its own valid user")
+    func distinctBatch() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try await makeKeyring(in: directory)
+        let result = try await CLI.run(
+            ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", RepositoryFile.sampleRegistry,
+             "--count", "5", "--distinct-users", "--output", "json"] + TestUser.arguments
+        )
+        #expect(result.status == 0, "\(result)")
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 5)
+        let objects = try lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        }
+        for key in ["url", "token", "access_token", "firstname", "lastname", "kvnumber"] {
+            #expect(Set(objects.map { $0[key] }).count == 5, "every launch has its own \(key)")
+        }
+        for object in objects {
+            let url = try #require(object["url"])
+            #expect(url.hasSuffix("launch=" + (object["token"] ?? "-")))
+            let verified = try await CLI.run(["verify", url, "--keyring", keyring, "--json", "--reveal"])
+            #expect(verified.status == 0, "\(verified)")
+            // The claims in the token are the user the line names.
+            for key in ["access_token", "firstname", "lastname", "kvnumber"] {
+                #expect(verified.standardOutput.contains(try #require(object[key])), "\(key) in \(verified)")
+            }
+        }
+    }
+
+    @Test("mint --count without --distinct-users prints distinct launches for the same user; bad counts and --form with a batch are refused")
+    func sameUserBatch() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let keyring = try await makeKeyring(in: directory)
+        let base = ["mint", "--app", "healthmagazin", "--keyring", keyring, "--registry", RepositoryFile.sampleRegistry] + TestUser.arguments
+        let result = try await CLI.run(base + ["--count", "3"])
+        let urls = result.standardOutput.split(separator: "\n")
+        #expect(result.status == 0 && urls.count == 3 && Set(urls).count == 3, "\(result)")
+        for url in urls {
+            let verified = try await CLI.run(["verify", String(url), "--keyring", keyring, "--json", "--reveal"])
+            #expect(verified.status == 0 && verified.standardOutput.contains(TestUser.accessToken), "\(verified)")
+        }
+        for refused in [["--count", "0"], ["--count", "10000001"], ["--count", "2", "--form"], ["--output", "json", "--form"], ["--output", "xml"]] {
+            let refusal = try await CLI.run(base + refused)
+            #expect(refusal.status == 2 && refusal.standardOutput.isEmpty, "\(refused): \(refusal)")
+        }
+    }
 }

@@ -1,9 +1,8 @@
 // Helpers for scripts/bench.
 //
-//   launch-bench-tools mint-launches --port P --count N [--mode sealed|signed] > launches.txt
-//       One fresh launch per line (path and query, e.g. /apps/healthmagazin?launch=…), minted
-//       with the development keyring for the sample registry rebased to 127.0.0.1:P, exactly
-//       as `webapp-launch serve --port P` serves it. Lifetime 300 s: mint right before the run.
+//   launch-bench-tools access-token
+//       The typical user's 1024-byte access token, for `webapp-launch mint --count`, which
+//       mints the load's launches (the one minting path of the harness).
 //   launch-bench-tools replay-memory [--count 1000000]
 //       Fills an InMemoryReplayStore with COUNT distinct live ReplayIDs and prints the bytes
 //       per live nonce (growth of the resident set size) as JSON.
@@ -33,23 +32,10 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-func mintLaunches() throws {
-    guard let port = Int(option("--port", "8080")), let count = Int(option("--count", "1000")) else { fail("bad --port/--count") }
-    guard let mode = LaunchMode(name: option("--mode", "sealed")) else { fail("bad --mode") }
-    let registry = try DevelopmentDefaults.rebasingLoopbackApps(of: try LaunchFixtures.registry(), host: "127.0.0.1", port: port)
-    let signer = try LaunchSigner(keyring: try LaunchFixtures.keyring(), registry: registry)
-    guard let app = registry.app(id: LaunchFixtures.appID) else { fail("no app") }
-    let prefix = app.url.path + (app.url.query.map { "?" + $0 + "&" } ?? "?") + "launch="
-    var out = [UInt8]()
-    out.reserveCapacity(count * 1_800)
-    let now = Date()
-    for _ in 0..<count {
-        let token = try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: LaunchSigner.maximumLifetime, now: now)
-        out.append(contentsOf: prefix.utf8)
-        out.append(contentsOf: token.utf8)
-        out.append(UInt8(ascii: "\n"))
-    }
-    FileHandle.standardOutput.write(Data(out))
+/// The typical user's access token, so the load's launches (minted by `webapp-launch mint`)
+/// carry the same claims as the micro-benchmarks' ones.
+func accessToken() {
+    print(LaunchFixtures.user.accessToken)
 }
 
 func residentBytes() -> Int {
@@ -136,9 +122,9 @@ do {
     switch CommandLine.arguments.dropFirst().first {
     case "loop": try loop()
     case "describe": try describe()
-    case "mint-launches": try mintLaunches()
+    case "access-token": accessToken()
     case "replay-memory": try replayMemory()
-    default: fail("usage: launch-bench-tools mint-launches --port P --count N [--mode M] | replay-memory [--count N] | describe | loop verify|mint|floor signed|sealed ITERATIONS")
+    default: fail("usage: launch-bench-tools access-token | replay-memory [--count N] | describe | loop verify|mint|floor signed|sealed ITERATIONS")
     }
 } catch {
     fail("\(error)")
