@@ -118,6 +118,61 @@ struct BoundaryMatrixTests {
         try await Self.expectRefusal(arguments, mentioning: ["development_keys_off_loopback"])
     }
 
+    // MARK: Keyring files
+
+    /// Keyring files that must not load, each with its mode: what `scripts/fault-test`'s
+    /// keyring fault once checked for `serve` alone.
+    enum BrokenKeyring: String, CaseIterable, Sendable {
+        case garbage, truncatedJSON, shortSecret, unknownStatus, empty, noKeys, groupReadableProduction, missing
+
+        /// The file's bytes (`nil`: no file) and mode, made from the shipped development keyring
+        /// (whose last key's secret is `secret`) or, for the production case, around
+        /// `productionSecret` (a fresh one: the published secrets are development keys
+        /// wherever they appear, and development keyrings may be group-readable).
+        func contents(shipped: String, secret: String, productionSecret: String) -> (bytes: [UInt8]?, mode: Int) {
+            switch self {
+            case .garbage:
+                var generator = SystemRandomNumberGenerator()
+                return ((0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }, 0o600)
+            case .truncatedJSON: return (Array(shipped.utf8.prefix(shipped.utf8.count / 2)), 0o600)
+            case .shortSecret: return (Array(shipped.replacingOccurrences(of: secret, with: String(secret.prefix(20))).utf8), 0o600)
+            case .unknownStatus: return (Array(shipped.replacingOccurrences(of: "\"active\"", with: "\"enabled\"").utf8), 0o600)
+            case .empty: return ([], 0o600)
+            case .noKeys: return (Array(#"{"development": true, "keys": []}"#.utf8), 0o600)
+            case .groupReadableProduction:
+                return (Array(#"{"keys": [{"kid": "p1", "status": "active", "secret": "\#(productionSecret)"}]}"#.utf8), 0o644)
+            case .missing: return (nil, 0)
+            }
+        }
+    }
+
+    @Test("a keyring file that does not load refuses the start: exit 2, one line naming the keyring, no secret echoed",
+          arguments: EntryPoint.allCases, BrokenKeyring.allCases)
+    func brokenKeyring(entry: EntryPoint, broken: BrokenKeyring) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shipped = try String(contentsOfFile: RepositoryFile.developmentKeyring, encoding: .utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shipped.utf8)) as? [String: Any])
+        let keys = try #require(object["keys"] as? [[String: Any]])
+        let secret = try #require(keys.last?["secret"] as? String)
+        let path = directory.path("\(broken.rawValue).keyring.json")
+        var generator = SystemRandomNumberGenerator()
+        let productionSecret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let (bytes, mode) = broken.contents(shipped: shipped, secret: secret, productionSecret: productionSecret)
+        if let bytes {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: mode]))
+        }
+        let arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort()) + ["--keyring", path]
+        let result = try await CLI.run(arguments, timeout: .seconds(20))
+        #expect(result.status == 2, "\(arguments): \(result)")
+        #expect(result.errorLines.count == 1, "\(arguments): \(result)")
+        #expect(result.standardError.lowercased().contains("keyring"), "\(result)")
+        for echoed in [secret, productionSecret] {
+            #expect(!result.standardError.contains(String(echoed.prefix(20))), "the secret must not be echoed: \(result)")
+        }
+    }
+
     // MARK: Loopback, decided from the parsed address
 
     @Test("a bind host that only looks like loopback (127.0.0.08, 127.evil.example) is not loopback for development keys", arguments: EntryPoint.allCases, ["127.0.0.08", "127.evil.example", "localhost.evil.example"])
