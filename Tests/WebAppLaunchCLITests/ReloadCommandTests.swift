@@ -154,6 +154,43 @@ struct ReloadCommandTests {
         #expect(try await process.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(process.standardError)")
     }
 
+    @Test("launcher --registry http://127.0.0.1…: fetched at startup, again on SIGHUP; a CMS that is down keeps the last good copy; a plain-http CMS off loopback is refused")
+    func launcherRegistryFromURL() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cmsPort = try freeLoopbackPort()
+        let port = try freeLoopbackPort()
+        let sample = try String(contentsOfFile: Repository.sampleRegistry, encoding: .utf8)
+        try sample.write(toFile: directory.path("registry.json"), atomically: true, encoding: .utf8)
+        let cms = try BackgroundSubprocess(
+            "/usr/bin/python3", ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", directory.path(""), "\(cmsPort)"],
+            standardErrorPath: directory.path("cms.log")
+        )
+        _ = try await cms.firstLine(within: .seconds(15)) { $0.hasPrefix("Serving HTTP") }
+        let registryURL = "http://127.0.0.1:\(cmsPort)/registry.json"
+        let refused = try await CLI.run(["launcher", "--registry", "http://cms.example/registry.json", "--issuer", "http://127.0.0.1:1"])
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.standardError.contains("http only on loopback"))
+        let process = try BackgroundSubprocess(
+            CLI.executablePath,
+            ["launcher", "--port", "\(port)", "--registry", registryURL, "--registry-refresh", "0", "--issuer", "http://127.0.0.1:1", "--provider-timeout", "1"],
+            standardErrorPath: directory.path("launcher.log")
+        )
+        _ = try await process.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch launcher on") }
+        let catalogue = "http://127.0.0.1:\(port)/v1/catalogue"
+        #expect(!(try await Self.body(of: catalogue).contains("\"news\"")))
+        let added = sample.replacingOccurrences(of: #""apps": ["#, with: #""apps": [{"id": "news", "title": "News", "summary": "News.", "url": "http://127.0.0.1:8080/apps/news"},"#)
+        try added.write(toFile: directory.path("registry.json"), atomically: true, encoding: .utf8)
+        #expect(kill(process.pid, SIGHUP) == 0)
+        #expect(try await Self.waitForLog(process, "config.reloaded", count: 1), "log:\n\(process.standardError)")
+        #expect(try await Self.body(of: catalogue).contains("\"news\""))
+        _ = try await cms.stop(with: SIGTERM, within: .seconds(10))
+        #expect(kill(process.pid, SIGHUP) == 0)
+        #expect(try await Self.waitForLog(process, "config.reload_refused", count: 1), "log:\n\(process.standardError)")
+        #expect(try await Self.body(of: catalogue).contains("\"news\""), "the last good copy stays while the CMS is down")
+        #expect(try await process.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(process.standardError)")
+    }
+
     static func body(of url: String) async throws -> String {
         let result = try await runSubprocess("/usr/bin/curl", ["-s", "--max-time", "5", url], timeout: .seconds(10))
         guard result.status == 0 else { throw SubprocessError(message: "curl failed: \(result)") }

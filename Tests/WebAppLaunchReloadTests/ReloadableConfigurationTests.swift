@@ -1,6 +1,7 @@
 import Logging
 import Metrics
 import Synchronization
+import ServiceLifecycle
 import Testing
 import WebAppLaunchReload
 
@@ -128,4 +129,28 @@ final class CountingFactory: MetricsFactory, Sendable {
     func destroyCounter(_ handler: any CounterHandler) {}
     func destroyRecorder(_ handler: any RecorderHandler) {}
     func destroyTimer(_ handler: any TimerHandler) {}
+}
+
+/// The service that reloads on an interval (a registry from a CMS), run in a service group.
+@Suite("The reload service reloads on its interval and stops on graceful shutdown")
+struct ConfigurationReloadServiceTests {
+    @Test("an interval of 50 ms reloads repeatedly; graceful shutdown ends the service and the group")
+    func reloadsOnInterval() async throws {
+        let counters = Counters()
+        let configuration = ReloadableConfiguration(name: "registry", initial: 0) {
+            counters.loads.add(1, ordering: .sequentiallyConsistent).newValue
+        }
+        let service = await ConfigurationReloadService.make(reloading: [configuration], onSignal: false, interval: .milliseconds(50))
+        let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: Logger(label: "reload-test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            for _ in 0..<200 where configuration.generation < 3 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(configuration.generation >= 3)
+        #expect(configuration.current == Int(configuration.generation))
+    }
 }
