@@ -4,6 +4,7 @@ import Synchronization
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
 import Testing
 import WebAppLaunch
 import WebAppLaunchLauncher
@@ -45,6 +46,29 @@ struct LauncherReadinessTests {
         let client = IdentityProviderHTTPClient.make(connectTimeout: .seconds(1), readTimeout: .seconds(2))
         let provider = OpenIDUserInfoProvider(issuer: URL(string: "http://127.0.0.1:\(listener.port)")!, httpClient: client, timeout: .milliseconds(300))
         #expect(try await Self.readyz(LauncherFixtures.service(provider: provider)) == .serviceUnavailable)
+        try await client.shutdown()
+    }
+
+    @Test("with JWT access tokens: ready once the issuer's key set is loaded; a silent key-set URL is not ready")
+    func readyWithKeySet() async throws {
+        let router = Router()
+        router.get("jwks") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"keys": []}"#)))
+        }
+        let policy = NativeAppTokenPolicy(clientIDs: ["native-app"], audience: "webapp-launcher")
+        let client = IdentityProviderHTTPClient.make(connectTimeout: .seconds(1), readTimeout: .seconds(2))
+        try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { keySet in
+            let port = try #require(keySet.port)
+            let provider = JWTAccessTokenProvider(issuer: "http://127.0.0.1:\(port)", jwksURL: URL(string: "http://127.0.0.1:\(port)/jwks")!, policy: policy, httpClient: client)
+            #expect(try await Self.readyz(LauncherFixtures.service(provider: provider)) == .ok)
+        }
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let silent = JWTAccessTokenProvider(
+            issuer: "http://127.0.0.1:\(listener.port)", jwksURL: URL(string: "http://127.0.0.1:\(listener.port)/jwks")!,
+            policy: policy, httpClient: client, timeout: .milliseconds(300)
+        )
+        #expect(try await Self.readyz(LauncherFixtures.service(provider: silent)) == .serviceUnavailable)
         try await client.shutdown()
     }
 
