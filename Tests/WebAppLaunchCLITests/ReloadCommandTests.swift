@@ -107,7 +107,7 @@ struct ReloadCommandTests {
         let appKeyring = directory.path("healthmagazin.keyring.json")
         #expect(try await CLI.run(["keygen", "--export-app", "healthmagazin", "--keyring", launcher, "--out", appKeyring]).status == 0)
         let process = try BackgroundSubprocess(
-            CLI.executablePath, entryPoint.arguments(port: port, keyring: appKeyring, registry: registry) + ["--shutdown-delay", "3"],
+            CLI.executablePath, entryPoint.arguments(port: port, keyring: appKeyring, registry: registry) + ["--shutdown-delay", "5"],
             standardErrorPath: directory.path("\(entryPoint).log")
         )
         _ = try await process.firstLine(within: .seconds(15)) { $0.contains(entryPoint.banner) }
