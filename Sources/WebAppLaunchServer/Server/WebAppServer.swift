@@ -35,7 +35,7 @@ public struct WebAppServer: Sendable {
     private let renderer: PageRenderer
     /// Each served app with its verification middleware, the keys derived when the keyring
     /// loads; reloaded (SIGHUP, ``ReloadableConfiguration/reload()``) from the source given at
-    /// init, with every check of startup (``ServedVerification/make(configuration:replayStore:metrics:)``).
+    /// init, with every check of startup (``ServedVerification/reloadedConfiguration(_:keyring:registry:)``).
     public let verification: ReloadableConfiguration<ServedVerification>
     /// Off once shutdown begins: `/readyz` answers 503 while requests in flight drain.
     public let readiness = ReadinessSwitch()
