@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "WebAppLaunch", targets: ["WebAppLaunch"]),
         .library(name: "WebAppLaunchNative", targets: ["WebAppLaunchNative"]),
         .library(name: "WebAppLaunchLauncherClient", targets: ["WebAppLaunchLauncherClient"]),
+        .library(name: "WebAppLaunchReload", targets: ["WebAppLaunchReload"]),
         .library(name: "WebAppLaunchMiddleware", targets: ["WebAppLaunchMiddleware"]),
         .library(name: "WebAppLaunchSQLite", targets: ["WebAppLaunchSQLite"]),
         .library(name: "WebAppLaunchPostgres", targets: ["WebAppLaunchPostgres"]),
@@ -74,11 +75,24 @@ let package = Package(
             dependencies: ["WebAppRegistry"],
             swiftSettings: strictSettings
         ),
+        // Live reload of keyrings and registries (SIGHUP, interval, API) and readiness on
+        // shutdown, shared by every entry point: no HTTP server, no crypto.
+        .target(
+            name: "WebAppLaunchReload",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The verifier as Hummingbird middleware, for any Hummingbird app: no database driver,
         // no template engine, no metrics backend.
         .target(
             name: "WebAppLaunchMiddleware",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunch",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -121,6 +135,7 @@ let package = Package(
         .target(
             name: "WebAppLaunchServer",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunchLauncher",
                 "WebAppLaunch",
                 "WebAppLaunchNative",
@@ -143,6 +158,7 @@ let package = Package(
         .target(
             name: "WebAppLaunchGate",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunchMiddleware",
                 "WebAppLaunch",
                 "WebAppRegistry",
@@ -161,6 +177,7 @@ let package = Package(
         .target(
             name: "WebAppLaunchLauncher",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunch",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -176,6 +193,7 @@ let package = Package(
         .executableTarget(
             name: "webapp-launch",
             dependencies: [
+                "WebAppLaunchReload",
                 "CWebAppLaunchBuildInfo",
                 "WebAppLaunchLauncher",
                 "WebAppLaunchServer",
@@ -200,6 +218,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "WebAppLaunchReloadTests",
+            dependencies: [
+                "WebAppLaunchReload",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "WebAppLaunchNativeTests",
             dependencies: ["WebAppLaunchNative", "WebAppRegistry", "WebAppLaunchTestSupport"],
             swiftSettings: strictSettings
@@ -221,6 +249,7 @@ let package = Package(
         .testTarget(
             name: "WebAppLaunchServerTests",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunchServer",
                 "WebAppLaunchMiddleware",
                 "WebAppLaunchSQLite",
@@ -246,6 +275,7 @@ let package = Package(
         .testTarget(
             name: "WebAppLaunchGateTests",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunchGate",
                 "WebAppLaunchMiddleware",
                 "WebAppLaunch",
@@ -260,6 +290,7 @@ let package = Package(
         .testTarget(
             name: "WebAppLaunchLauncherTests",
             dependencies: [
+                "WebAppLaunchReload",
                 "WebAppLaunchLauncher",
                 "WebAppLaunch",
                 "WebAppLaunchNative",

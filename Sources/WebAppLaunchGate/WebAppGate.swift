@@ -5,6 +5,7 @@ import NIOCore
 import ServiceLifecycle
 import WebAppLaunch
 import WebAppLaunchMiddleware
+import WebAppLaunchReload
 import WebAppRegistry
 
 /// The gate: launch verification in front of a web app written in any language, in the two
@@ -35,29 +36,73 @@ public struct WebAppGate: Sendable {
     public let client: HTTPClient?
     /// The gate's logger: never tokens, names, KVNRs, cookies or header values.
     public let logger: Logger
-    /// The launch exchange for the app; its keys are derived once, here.
-    private let launchMiddleware: LaunchVerificationMiddleware<WebAppRequestContext>
+    /// The launch exchange for the app, its keys derived when the keyring loads; reloaded
+    /// (SIGHUP, ``ReloadableConfiguration/reload()``) from the keyring source given at init.
+    public let verification: ReloadableConfiguration<LaunchVerificationMiddleware<WebAppRequestContext>>
+    /// Off once shutdown begins: `/readyz` answers 503 while requests in flight drain.
+    public let readiness = ReadinessSwitch()
 
     /// Checks the configuration and creates the upstream client.
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - replayStore: The replay store (shared by every gate instance of the app).
     ///   - logger: Where the gate logs.
+    ///   - reloadingKeyring: Reads the keyring again on a reload (the same loader as at
+    ///     startup: file mode, format); `nil` keeps the configuration's keyring for good.
     /// - Throws: ``ConfigurationError``.
-    public init(configuration: GateConfiguration, replayStore: any ReplayStore, logger: Logger = Logger(label: "webapp-launch.gate")) throws(ConfigurationError) {
-        try configuration.validate()
+    public init(
+        configuration: GateConfiguration,
+        replayStore: any ReplayStore,
+        logger: Logger = Logger(label: "webapp-launch.gate"),
+        reloadingKeyring: (@Sendable () async throws -> Keyring)? = nil
+    ) throws(ConfigurationError) {
+        // An app keyring of another app is refused here (`app_mismatch`), before any client exists.
+        let initial = try Self.verification(configuration: configuration, replayStore: replayStore)
         self.configuration = configuration
         self.replayStore = replayStore
         self.logger = logger
+        if let reloadingKeyring {
+            verification = ReloadableConfiguration(name: "keyring", initial: initial, logger: logger) {
+                let keyring = try await reloadingKeyring()
+                guard keyring.isDevelopment == configuration.keyring.isDevelopment else {
+                    throw ConfigurationError("the keyring changed between development and production keys: restart to switch")
+                }
+                var reloaded = configuration
+                reloaded.keyring = keyring
+                return try Self.verification(configuration: reloaded, replayStore: replayStore)
+            }
+        } else {
+            verification = .fixed(initial, name: "keyring")
+        }
+        if case .reverseProxy = configuration.mode {
+            client = GateProxy.makeClient(configuration: configuration)
+        } else {
+            client = nil
+        }
+    }
+
+    /// The launch verification for a configuration, with every check the gate starts with:
+    /// ``GateConfiguration/validate()`` (``DevelopmentKeyPolicy``, an app keyring, a key that
+    /// verifies) and the verifier's (`app_mismatch`: an app keyring of another app). A
+    /// reload runs exactly this on the new keyring.
+    /// - Parameters:
+    ///   - configuration: The settings with the keyring to use.
+    ///   - replayStore: Where launches are claimed.
+    /// - Returns: The middleware.
+    /// - Throws: ``ConfigurationError``.
+    public static func verification(
+        configuration: GateConfiguration,
+        replayStore: any ReplayStore
+    ) throws(ConfigurationError) -> LaunchVerificationMiddleware<WebAppRequestContext> {
+        try configuration.validate()
         do {
-            // An app keyring of another app is refused here (`app_mismatch`), before any client exists.
             let verifier = try LaunchVerifier(
                 keyring: configuration.keyring,
                 appID: configuration.appID,
                 audiences: [configuration.publicURL],
                 policy: configuration.policy
             )
-            launchMiddleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
+            return try LaunchVerificationMiddleware<WebAppRequestContext>(
                 verifier: verifier,
                 replayStore: replayStore,
                 sessionLifetime: configuration.sessionLifetime,
@@ -68,11 +113,6 @@ public struct WebAppGate: Sendable {
         } catch {
             throw ConfigurationError("\(error)")
         }
-        if case .reverseProxy = configuration.mode {
-            client = GateProxy.makeClient(configuration: configuration)
-        } else {
-            client = nil
-        }
     }
 
     /// The router: response headers, optional redirect, launch verification, then the proxy
@@ -81,12 +121,12 @@ public struct WebAppGate: Sendable {
     public func makeRouter() -> Router<WebAppRequestContext> {
         let router = Router(context: WebAppRequestContext.self)
         router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme == "https"))
-        router.add(middleware: ReadinessEndpoint(store: replayStore))  // `/readyz`, never proxied
+        router.add(middleware: ReadinessEndpoint(store: replayStore, readiness: readiness))  // `/readyz`, never proxied
         if let location = configuration.unauthenticatedRedirect {
             let exempt: String? = configuration.mode == .authRequest ? AuthRequestEndpoint<WebAppRequestContext>.path : nil
             router.add(middleware: UnauthenticatedRedirectMiddleware(location: location.path, exemptPath: exempt))
         }
-        router.add(middleware: launchMiddleware)
+        router.add(middleware: ReloadingLaunchMiddleware(verification))
         switch configuration.mode {
         case .reverseProxy(let upstream):
             // Every path and method goes upstream: the proxy is the last middleware and never

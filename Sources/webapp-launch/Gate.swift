@@ -7,6 +7,7 @@ import WebAppLaunch
 import WebAppLaunchGate
 import WebAppLaunchMiddleware
 import WebAppLaunchPostgres
+import WebAppLaunchReload
 import WebAppLaunchSQLite
 import WebAppRegistry
 
@@ -97,6 +98,8 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var verification: VerificationOptions
 
+        @OptionGroup var reloading: ReloadOptions
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -161,7 +164,11 @@ extension WebAppLaunchCommand {
             let (store, services) = try await openStore(storeConfiguration, logger: logger)
             let gate: WebAppGate
             do {
-                gate = try WebAppGate(configuration: configuration, replayStore: store, logger: logger)
+                // SIGHUP reads the keyring again with the startup checks (file mode, policy, app).
+                gate = try WebAppGate(
+                    configuration: configuration, replayStore: store, logger: logger,
+                    reloadingKeyring: self.keyring.reloader(bindHost: host, publicURLs: [publicURL])
+                )
             } catch {
                 throw CommandFailure.configuration(error.description)
             }
@@ -181,9 +188,12 @@ extension WebAppLaunchCommand {
                 let port = channel.localAddress?.port.map(String.init) ?? "?"
                 FileHandle.standardOutput.write(Data("\(banner)\ngate listening on http://\(host):\(port), \(modeLine)\n".utf8))
             }
+            let reloads = await ConfigurationReloadService.make(reloading: [gate.verification], logger: logger)
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
-            try await application.runService()
+            try await ReadinessDrainService.run(
+                application, reloads: reloads, readiness: gate.readiness, delay: reloading.drainDelay, logger: logger
+            )
         }
 
         /// Prints ``NginxConfiguration`` for this gate's public URL and address.

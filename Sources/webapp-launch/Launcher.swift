@@ -6,6 +6,7 @@ import Logging
 import WebAppLaunch
 import WebAppLaunchLauncher
 import WebAppLaunchMiddleware
+import WebAppLaunchReload
 import WebAppRegistry
 
 extension WebAppLaunchCommand {
@@ -93,6 +94,8 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Identity provider requests in flight at once; beyond it, 503 without asking the provider.")
         var maxProviderRequests: Int = 256
 
+        @OptionGroup var reloading: ReloadOptions
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -117,16 +120,37 @@ extension WebAppLaunchCommand {
         }
 
         func run() async throws {
+            try await registry.withSource { try await run(registrySource: $0) }
+        }
+
+        private func run(registrySource: RegistrySource) async throws {
             logging.bootstrap()
             // Secrets first: an unreadable env:/file: fails before anything else.
             let secret = try (introspectionEndpoint ?? tokenEndpoint).map { _ in try SecretArgument(clientSecret, option: "--client-secret") }
-            let registry = try registry.load()
+            let registry = try await registrySource.load()
             // Development keys mint only for loopback apps, on a loopback address.
             let keyring = try keyring.load(bindHost: host, publicURLs: registry.apps.map(\.url))
-            try checkTokenBinding(keyring: keyring, registry: registry)
+            let binding = TokenBinding(
+                developmentPassThrough: developmentPassThroughToken,
+                confirmsClient: introspectionEndpoint != nil || jwksURI != nil,
+                exchanges: tokenEndpoint != nil
+            )
+            try binding.check(keyring: keyring, registry: registry)
             // Everything that can refuse the configuration runs before the HTTP client exists:
             // a client must be shut down before it is released.
             let signer = try LaunchSigner(keyring: keyring, registry: registry)  // not_launcher_keyring: exit 2
+            let logger = Logger(label: "webapp-launch.launcher")
+            // SIGHUP reads registry and keyring again with every check above.
+            let keyringReload = self.keyring.reloader(bindHost: host)
+            let minting = ReloadableConfiguration(name: "keyring+registry", initial: MintingConfiguration(signer: signer), logger: logger) {
+                let registry = try await registrySource.load()
+                let reloaded = try keyringReload(registry.apps.map(\.url))
+                guard reloaded.isDevelopment == keyring.isDevelopment else {
+                    throw CommandFailure.configuration("the keyring changed between development and production keys: restart to switch")
+                }
+                try binding.check(keyring: reloaded, registry: registry)
+                return MintingConfiguration(signer: try LaunchSigner(keyring: reloaded, registry: registry))
+            }
             let exchangeSecret = tokenEndpoint.flatMap { _ in secret?.value }
             let policy = NativeAppTokenPolicy(clientIDs: Set(acceptedClientID), audience: audience ?? "")
             let introspection = introspectionEndpoint.flatMap { endpoint in
@@ -150,7 +174,7 @@ extension WebAppLaunchCommand {
                 provider = OpenIDUserInfoProvider(issuer: URL(string: issuer)!, httpClient: httpClient, timeout: timeout)
             }
             let service = LauncherService(
-                signer: signer,
+                minting: minting,
                 identityProvider: provider,
                 claims: ClaimMapping(firstName: givenNameClaim, lastName: familyNameClaim, kvnumber: kvnrClaim, requiredScopes: Set(requiredScope)),
                 cache: userinfoCacheSeconds > 0 ? UserInfoCache(maximumAge: .seconds(userinfoCacheSeconds)) : nil,
@@ -160,16 +184,18 @@ extension WebAppLaunchCommand {
                     OAuthTokenExchanger(tokenEndpoint: endpoint, clientID: id, clientSecret: secret, httpClient: httpClient, timeout: timeout)
                 },
                 tokenForwarding: developmentPassThroughToken ? .developmentPassThrough : .asRegistered,
-                logger: Logger(label: "webapp-launch.launcher")
+                logger: logger
             )
             let host = self.host
             let isDevelopment = keyring.isDevelopment
             // Development keys also on the address actually bound (a name can resolve anywhere).
             let bindGuard = BoundAddressGuard(keyring: keyring)
+            let readiness = ReadinessSwitch()
+            let reloads = await ConfigurationReloadService.make(reloading: [minting], interval: registrySource.refresh, logger: logger)
             secret?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
             let application = Application(
-                router: LauncherRouter.make(service: service),
+                router: LauncherRouter.make(service: service, readiness: readiness),
                 configuration: .init(address: .hostname(host, port: port), serverName: nil),
                 services: isDevelopment ? [bindGuard] : [],
                 onServerRunning: { channel in
@@ -184,7 +210,7 @@ extension WebAppLaunchCommand {
                 logger: Logger(label: "webapp-launch.launcher.http")
             )
             do {
-                try await application.runService()
+                try await ReadinessDrainService.run(application, reloads: reloads, readiness: readiness, delay: reloading.drainDelay, logger: logger)
             } catch {
                 try? await httpClient.shutdown()
                 throw CommandFailure.configuration("the launcher stopped: \(error)")
@@ -218,19 +244,27 @@ extension WebAppLaunchCommand {
             }
         }
 
-        /// Refusals that need the loaded keyring and registry.
-        private func checkTokenBinding(keyring: Keyring, registry: Registry) throws {
-            if developmentPassThroughToken && !keyring.isDevelopment {
-                throw CommandFailure.configuration("--development-pass-through-token needs development keys: a production launch never carries the app's own token")
-            }
-            if introspectionEndpoint == nil && jwksURI == nil && !keyring.isDevelopment {
-                throw CommandFailure.configuration(
-                    "userinfo cannot tell which client a token was issued to: with production keys use --introspection-endpoint or --jwks-uri, with --accepted-client-id and --audience"
-                )
-            }
-            let exchanged = registry.apps.filter { if case .exchanged = $0.accessToken { true } else { false } }
-            if let first = exchanged.first, tokenEndpoint == nil, !developmentPassThroughToken {
-                throw CommandFailure.configuration("the registry asks for an exchanged token for `\(first.id)`: configure --token-endpoint")
+        /// Refusals that need the loaded keyring and registry, at startup and on every reload.
+        struct TokenBinding: Sendable {
+            let developmentPassThrough: Bool
+            /// Introspection or JWT access tokens: the client a token was issued to is known.
+            let confirmsClient: Bool
+            /// A token endpoint for RFC 8693 exchange is configured.
+            let exchanges: Bool
+
+            func check(keyring: Keyring, registry: Registry) throws {
+                if developmentPassThrough && !keyring.isDevelopment {
+                    throw CommandFailure.configuration("--development-pass-through-token needs development keys: a production launch never carries the app's own token")
+                }
+                if !confirmsClient && !keyring.isDevelopment {
+                    throw CommandFailure.configuration(
+                        "userinfo cannot tell which client a token was issued to: with production keys use --introspection-endpoint or --jwks-uri, with --accepted-client-id and --audience"
+                    )
+                }
+                let exchanged = registry.apps.filter { if case .exchanged = $0.accessToken { true } else { false } }
+                if let first = exchanged.first, !exchanges, !developmentPassThrough {
+                    throw CommandFailure.configuration("the registry asks for an exchanged token for `\(first.id)`: configure --token-endpoint")
+                }
             }
         }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import WebAppLaunch
 import WebAppLaunchMiddleware
+import WebAppLaunchReload
 import WebAppLaunchServer
 import WebAppRegistry
 
@@ -50,6 +51,8 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var verification: VerificationOptions
 
+        @OptionGroup var reloading: ReloadOptions
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -61,12 +64,16 @@ extension WebAppLaunchCommand {
         }
 
         func run() async throws {
+            try await registry.withSource { try await run(registrySource: $0) }
+        }
+
+        private func run(registrySource: RegistrySource) async throws {
             logging.bootstrap()
             let (replayStore, replaySource) = try replay.resolve()  // first: an unreadable env:/file: fails early
             // The development-key policy runs before rebasing: rebasing onto a public host fails
             // with a registry error about plain http, which hides the real reason.
             let keyring = try keyring.load(bindHost: host, publicURLs: [try parsedPublicURL()].compactMap { $0 })
-            var registry = try registry.load()
+            var registry = try await registrySource.load()
             if keyring.isDevelopment && publicURL == nil {
                 registry = try DevelopmentDefaults.rebasingLoopbackApps(of: registry, host: host, port: port)
             }
@@ -85,7 +92,11 @@ extension WebAppLaunchCommand {
             let server: WebAppServer
             do {
                 // An app keyring for another app is refused here, as `app_mismatch`.
-                server = try await WebAppServer.make(configuration: configuration)
+                // SIGHUP reads both files again with the startup loaders and checks.
+                let keyringReload = self.keyring.reloader(bindHost: host, publicURLs: [try parsedPublicURL()].compactMap { $0 })
+                server = try await WebAppServer.make(configuration: configuration) {
+                    (try keyringReload(), try await registrySource.load())
+                }
             } catch {
                 throw CommandFailure.configuration("\(error)")
             }
@@ -100,10 +111,15 @@ extension WebAppLaunchCommand {
                     FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
                 }
             )
+            let reloads = await ConfigurationReloadService.make(
+                reloading: [server.verification], interval: registrySource.refresh, logger: server.logger
+            )
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
             do {
-                try await application.runService()
+                try await ReadinessDrainService.run(
+                    application, reloads: reloads, readiness: server.readiness, delay: reloading.drainDelay, logger: server.logger
+                )
             } catch let error as ConfigurationError {
                 throw CommandFailure.configuration(error.description)
             }

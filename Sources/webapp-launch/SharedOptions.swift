@@ -1,5 +1,7 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
+import WebAppLaunchLauncher
 import WebAppLaunch
 import WebAppLaunchServer
 import WebAppRegistry
@@ -21,7 +23,29 @@ struct KeyringOption: ParsableArguments {
     /// - Returns: The keyring.
     /// - Throws: ``CommandFailure/configuration(_:)``.
     func load(bindHost: String?, publicURLs: [RegisteredURL]) throws -> Keyring {
-        let loaded = try load()
+        try Self.load(path: keyring, bindHost: bindHost, publicURLs: publicURLs)
+    }
+
+    func load() throws -> Keyring {
+        try Self.load(path: keyring)
+    }
+
+    /// The same loading and policy as ``load(bindHost:publicURLs:)``, for a reload (SIGHUP):
+    /// the file is read again, with every check of startup.
+    func reloader(bindHost: String?, publicURLs: [RegisteredURL]) -> @Sendable () throws -> Keyring {
+        let path = keyring
+        return { try Self.load(path: path, bindHost: bindHost, publicURLs: publicURLs) }
+    }
+
+    /// ``reloader(bindHost:publicURLs:)`` for a command whose public URLs come from the
+    /// registry read in the same reload (the launcher).
+    func reloader(bindHost: String?) -> @Sendable ([RegisteredURL]) throws -> Keyring {
+        let path = keyring
+        return { publicURLs in try Self.load(path: path, bindHost: bindHost, publicURLs: publicURLs) }
+    }
+
+    private static func load(path keyring: String?, bindHost: String?, publicURLs: [RegisteredURL]) throws -> Keyring {
+        let loaded = try load(path: keyring)
         do {
             try DevelopmentKeyPolicy.check(loaded, bindHost: bindHost, publicURLs: publicURLs)
         } catch {
@@ -31,7 +55,7 @@ struct KeyringOption: ParsableArguments {
         return loaded
     }
 
-    func load() throws -> Keyring {
+    private static func load(path keyring: String?) throws -> Keyring {
         guard let path = keyring else {
             do {
                 return try DevelopmentDefaults.keyring()
@@ -47,12 +71,85 @@ struct KeyringOption: ParsableArguments {
     }
 }
 
-/// `--registry FILE`, defaulting to the embedded sample registry.
+/// `--registry FILE` or `--registry URL` (a CMS), defaulting to the embedded sample registry.
 struct RegistryOption: ParsableArguments {
-    @Option(name: .long, help: "Registry of web apps (default: the embedded sample registry, as in keys/registry.sample.json).")
+    @Option(name: .long, help: "Registry of web apps: a file, or an https URL (http only on loopback) fetched with ETag and re-fetched (default: the embedded sample registry).")
     var registry: String?
 
+    @Option(name: .long, help: "With --registry URL: seconds between re-fetches (also on SIGHUP); 0: on SIGHUP only.")
+    var registryRefresh: Int = 300
+
+    func validate() throws {
+        guard (0...86_400).contains(registryRefresh) else { throw ValidationError("--registry-refresh must be 0 to 86400") }
+        if let url { guard RemoteRegistry.isAcceptable(url) else { throw ValidationError("--registry must be a file, or an https URL (http only on loopback)") } }
+    }
+
+    /// The registry's URL when `--registry` names one.
+    var url: URL? {
+        guard let registry, registry.hasPrefix("https://") || registry.hasPrefix("http://") else { return nil }
+        return URL(string: registry)
+    }
+
+    /// Opens where the registry comes from; a URL gets an HTTP client of its own, so the
+    /// caller must ``RegistrySource/shutdown()`` it.
+    func source() throws -> RegistrySource {
+        guard let url else { return RegistrySource(path: registry, remote: nil, client: nil, refresh: nil) }
+        let client = IdentityProviderHTTPClient.make(connectTimeout: .seconds(5), readTimeout: .seconds(10))
+        do {
+            let remote = try RemoteRegistry(url: url, client: client)
+            return RegistrySource(path: nil, remote: remote, client: client, refresh: registryRefresh > 0 ? .seconds(registryRefresh) : nil)
+        } catch {
+            try? client.syncShutdown()
+            throw CommandFailure.configuration("--registry: \(error)")
+        }
+    }
+
+    /// Runs `body` with the registry's source open and shuts its HTTP client down after, on
+    /// every path (a client must be shut down before it is released).
+    func withSource<T>(_ body: (RegistrySource) async throws -> T) async throws -> T {
+        let source = try source()
+        do {
+            let result = try await body(source)
+            await source.shutdown()
+            return result
+        } catch {
+            await source.shutdown()
+            throw error
+        }
+    }
+
+    /// Reads a registry file (or the embedded sample); a URL is for `serve` and `launcher` only.
     func load() throws -> Registry {
+        guard url == nil else { throw CommandFailure.configuration("--registry URL is for serve and launcher; give a file here") }
+        return try RegistrySource.load(path: registry)
+    }
+}
+
+/// Where `serve` and `launcher` read their registry: a file (or the embedded sample), or a
+/// CMS (``RemoteRegistry``: the last good copy kept, re-fetched on an interval).
+struct RegistrySource: Sendable {
+    let path: String?
+    let remote: RemoteRegistry?
+    let client: HTTPClient?
+    /// How often a remote registry is fetched again; `nil` for files (SIGHUP only).
+    let refresh: Duration?
+
+    /// Reads the registry: the file again, or a conditional fetch.
+    func load() async throws -> Registry {
+        guard let remote else { return try Self.load(path: path) }
+        do {
+            return try await remote.fetch()
+        } catch {
+            throw CommandFailure.configuration("registry \(remote.url.host ?? "?"): \(error)")
+        }
+    }
+
+    /// Shuts the HTTP client down, if there is one.
+    func shutdown() async {
+        try? await client?.shutdown()
+    }
+
+    static func load(path registry: String?) throws -> Registry {
         guard let path = registry else {
             do {
                 return try DevelopmentDefaults.registry()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WebAppLaunchReload
 
 /// The launcher's HTTP API over a ``LauncherService``:
 ///
@@ -10,7 +11,10 @@ import NIOCore
 /// - `POST /v1/launches` with `Authorization: Bearer …` and `{"app": "ID"}` → 201
 ///   `{"url", "expires_at"}`, or an error `{"error": code}` with the status of
 ///   ``LauncherError/httpStatus`` (and `WWW-Authenticate` / `Retry-After` where due);
-/// - `GET /healthz` → `ok`.
+/// - `GET /healthz` → `ok`;
+/// - `GET /readyz` → 200 `ready` when the identity provider can confirm tokens (its discovery
+///   document or key set loaded, ``IdentityProvider/readiness()``) and shutdown has not begun
+///   (``ReadinessSwitch``), else 503 `not ready`.
 ///
 /// This is the edge: the only place launcher errors become HTTP.
 public enum LauncherRouter {
@@ -22,15 +26,20 @@ public enum LauncherRouter {
     ///   - service: The launcher.
     ///   - catalogueMaxAge: `Cache-Control: max-age` of the catalogue, in seconds.
     ///   - clock: The time launches are minted at (injectable for tests).
+    ///   - readiness: The process's shutdown switch (`/readyz` is 503 once it is off).
     /// - Returns: A router for any Hummingbird application.
     public static func make(
         service: LauncherService,
         catalogueMaxAge: Int = defaultCatalogueMaxAge,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() },
+        readiness: ReadinessSwitch = ReadinessSwitch()
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.get("healthz") { _, _ in
             jsonResponse(.ok, Data("ok".utf8), contentType: "text/plain; charset=utf-8")
+        }
+        router.get("readyz") { _, _ in
+            await readinessResponse(service: service, readiness: readiness)
         }
         addRoutes(to: router, service: service, catalogueMaxAge: catalogueMaxAge, clock: clock)
         return router
@@ -75,6 +84,14 @@ public enum LauncherRouter {
                 return errorResponse(LauncherError(.mintFailed, "unexpected failure"))
             }
         }
+    }
+
+    private static func readinessResponse(service: LauncherService, readiness: ReadinessSwitch) async -> Response {
+        var ready = false
+        if readiness.isAcceptingWork {
+            ready = await service.identityProvider.readiness()
+        }
+        return jsonResponse(ready ? .ok : .serviceUnavailable, Data((ready ? "ready\n" : "not ready\n").utf8), contentType: "text/plain; charset=utf-8")
     }
 
     private static func launch(_ request: Request, service: LauncherService, now: Date) async throws -> MintedLaunch {

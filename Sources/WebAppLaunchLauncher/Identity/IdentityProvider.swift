@@ -14,4 +14,16 @@ public protocol IdentityProvider: Sendable {
     /// - Returns: The identity the provider vouches for.
     /// - Throws: ``IdentityProviderError``.
     func identity(forAccessToken accessToken: String) async throws(IdentityProviderError) -> ProviderIdentity
+    /// Whether the provider can confirm tokens now (its metadata loaded); see the default.
+    /// - Returns: `true` when ready.
+    func readiness() async -> Bool
+}
+
+extension IdentityProvider {
+    /// Whether the provider can confirm tokens now: its discovery document or key set is
+    /// loaded (a probe loads it when missing). The launcher's `/readyz` answers 503 while it
+    /// is not. A provider with nothing to load (introspection, the development provider) is
+    /// ready.
+    /// - Returns: `true` when ready.
+    public func readiness() async -> Bool { true }
 }

@@ -72,6 +72,13 @@ public struct JWTAccessTokenProvider: IdentityProvider {
     /// How many times the key set was fetched (for tests and metrics).
     public var keySetFetches: Int { keySet.fetches }
 
+    /// Ready once the issuer's key set is loaded (fetched now if none is held, within the
+    /// minimum refetch interval).
+    /// - Returns: Whether a key set is held.
+    public func readiness() async -> Bool {
+        await keySet.isLoaded()
+    }
+
     public func identity(forAccessToken accessToken: String) async throws(IdentityProviderError) -> ProviderIdentity {
         let bytes = Array(accessToken.utf8)
         guard bytes.count <= Self.maximumTokenBytes else { throw .invalidToken }
@@ -138,6 +145,14 @@ final class JWKSKeySet: Sendable {
     }
 
     var fetches: Int { state.withLock { $0.fetches } }
+
+    /// Whether a key set is held; when none is, asks for one (as a token with an unknown key
+    /// id would, so at most once per minimum refetch interval).
+    func isLoaded() async -> Bool {
+        if state.withLock({ $0.machine.keys != nil }) { return true }
+        _ = try? await keys(for: "")
+        return state.withLock { $0.machine.keys != nil }
+    }
 
     /// The keys to verify a token signed with `kid`.
     /// - Throws: ``IdentityProviderError/invalidToken`` for a key id the set does not hold

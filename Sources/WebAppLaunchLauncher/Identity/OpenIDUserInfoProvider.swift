@@ -40,6 +40,12 @@ public struct OpenIDUserInfoProvider: IdentityProvider {
         try await discovery.configuration()
     }
 
+    /// Ready once the discovery document is loaded (fetched now if it is not cached).
+    /// - Returns: Whether the provider's userinfo endpoint is known.
+    public func readiness() async -> Bool {
+        (try? await discovery.configuration()) != nil
+    }
+
     public func identity(forAccessToken accessToken: String) async throws(IdentityProviderError) -> ProviderIdentity {
         let configuration = try await discovery.configuration()
         var request = HTTPClientRequest(url: configuration.userInfoEndpoint.absoluteString)

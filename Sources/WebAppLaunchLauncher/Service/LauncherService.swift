@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAppLaunch
+import WebAppLaunchReload
 import WebAppRegistry
 
 /// The launcher: mints a launch for a registered app, for the user an access token belongs
@@ -23,8 +24,11 @@ import WebAppRegistry
 /// key derived from the launcher keyring: stable across instances, not reversible by
 /// guessing); never the token, the names or the KVNR.
 public struct LauncherService: Sendable {
-    /// The signer (launcher keyring and registry).
-    public let signer: LaunchSigner
+    /// The signer and catalogue in use; reloaded (SIGHUP, ``ReloadableConfiguration/reload()``)
+    /// with every startup check. A launch takes it once and is minted with that snapshot.
+    public let minting: ReloadableConfiguration<MintingConfiguration>
+    /// The signer in use now (launcher keyring and registry).
+    public var signer: LaunchSigner { minting.current.signer }
     /// Who vouches for tokens.
     public let identityProvider: any IdentityProvider
     /// Where names and KVNR are read, and the scopes required.
@@ -35,8 +39,8 @@ public struct LauncherService: Sendable {
     public let rateLimiter: SubjectRateLimiter
     /// Provider requests in flight at once; beyond it, 503 without asking the provider.
     public let providerLimit: ProviderRequestLimit
-    /// The catalogue, encoded once.
-    public let catalogue: Catalogue
+    /// The catalogue in use now, encoded once per load.
+    public var catalogue: Catalogue { minting.current.catalogue }
     /// Exchanges the app's token for a partner's; `nil` when no app's entry asks for one.
     public let tokenExchanger: (any TokenExchanger)?
     /// Whose token a launch carries.
@@ -70,18 +74,50 @@ public struct LauncherService: Sendable {
         refusedTokens: RefusedTokenCache? = RefusedTokenCache(),
         logger: Logger = Logger(label: "webapp-launch.launcher")
     ) {
+        self.init(
+            minting: .fixed(MintingConfiguration(signer: signer), name: "keyring+registry"),
+            identityProvider: identityProvider, claims: claims, cache: cache, rateLimiter: rateLimiter,
+            providerLimit: providerLimit, tokenExchanger: tokenExchanger, tokenForwarding: tokenForwarding,
+            refusedTokens: refusedTokens, logger: logger
+        )
+    }
+
+    /// Creates a launcher whose signer and catalogue can be reloaded.
+    /// - Parameters:
+    ///   - minting: The reloadable signer and catalogue.
+    ///   - identityProvider: The provider that confirms tokens.
+    ///   - claims: The claim names and required scopes.
+    ///   - cache: A cache of provider answers, or `nil`.
+    ///   - rateLimiter: The per-subject limit.
+    ///   - providerLimit: The bound on concurrent provider requests.
+    ///   - tokenExchanger: The RFC 8693 exchange for apps whose entry asks for an exchanged token.
+    ///   - tokenForwarding: Whose token a launch carries (default: as each app's entry says).
+    ///   - refusedTokens: The cache of refusals, or `nil`.
+    ///   - logger: Where decisions are logged (no personal data).
+    public init(
+        minting: ReloadableConfiguration<MintingConfiguration>,
+        identityProvider: any IdentityProvider,
+        claims: ClaimMapping = ClaimMapping(),
+        cache: UserInfoCache? = UserInfoCache(),
+        rateLimiter: SubjectRateLimiter = SubjectRateLimiter(),
+        providerLimit: ProviderRequestLimit = ProviderRequestLimit(),
+        tokenExchanger: (any TokenExchanger)? = nil,
+        tokenForwarding: AccessTokenForwarding = .asRegistered,
+        refusedTokens: RefusedTokenCache? = RefusedTokenCache(),
+        logger: Logger = Logger(label: "webapp-launch.launcher")
+    ) {
+        let signer = minting.current.signer
+        self.minting = minting
         self.tokenExchanger = tokenExchanger
         self.tokenForwarding = tokenForwarding
         self.refusedTokens = refusedTokens
         self.subjectReferences = (try? KeyedDigest.derived(from: signer.keyring, purpose: "launcher log subject reference"))
             ?? (try? KeyedDigest.random(purpose: "launcher log subject reference"))
-        self.signer = signer
         self.identityProvider = identityProvider
         self.claims = claims
         self.cache = cache
         self.rateLimiter = rateLimiter
         self.providerLimit = providerLimit
-        self.catalogue = Catalogue(registry: signer.registry)
         self.logger = logger
     }
 
@@ -106,6 +142,7 @@ public struct LauncherService: Sendable {
     }
 
     private func mint(appID: String, accessToken: String, now: Date) async throws(LauncherError) -> MintedLaunch {
+        let signer = minting.current.signer  // once: the launch is minted with the keys it began with
         guard let app = signer.registry.app(id: appID) else {
             throw LauncherError(.unknownApp, "no app is registered with that id")
         }
@@ -127,7 +164,7 @@ public struct LauncherService: Sendable {
         guard KVNR(kvnumber) != nil else {
             throw LauncherError(.invalidClaims, "the provider's KVNR claim is not a valid KVNR")
         }
-        let partnerToken = try await partnerAccessToken(for: app, appToken: accessToken)
+        let partnerToken = try await partnerAccessToken(for: app, appToken: accessToken, signer: signer)
         let user = LaunchUser(accessToken: partnerToken, firstName: firstName, lastName: lastName, kvnumber: kvnumber)
         let url: String
         do {
@@ -148,7 +185,7 @@ public struct LauncherService: Sendable {
 
     /// The access token the app's launch carries: never the app's own, unless the
     /// development pass-through is on (and the keys are development keys).
-    private func partnerAccessToken(for app: WebApp, appToken: String) async throws(LauncherError) -> String {
+    private func partnerAccessToken(for app: WebApp, appToken: String, signer: LaunchSigner) async throws(LauncherError) -> String {
         switch tokenForwarding {
         case .developmentPassThrough:
             guard signer.keyring.isDevelopment else {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WebAppLaunchReload
 
 /// Answers `GET /readyz` (and `HEAD`) from the replay store's ``ReplayStore/readiness()``:
 /// `200 ready` or `503 not ready`, so a load balancer takes an instance whose store cannot
@@ -10,6 +11,9 @@ import NIOCore
 /// One mechanism for every entry point: the sample server and the gate both add it, in
 /// front of verification (and, in the gate, of the proxy, so `/readyz` is never forwarded).
 /// Every other request passes through untouched. `/healthz` stays a plain liveness check.
+/// Once shutdown begins (``ReadinessSwitch``, turned off first on SIGTERM by
+/// ``ReadinessDrainService``) it answers 503 without asking the store, while the server
+/// still serves what is in flight.
 public struct ReadinessEndpoint<Context: RequestContext>: RouterMiddleware {
     /// The path it answers.
     public static var path: String { "/readyz" }
@@ -17,16 +21,25 @@ public struct ReadinessEndpoint<Context: RequestContext>: RouterMiddleware {
     /// The store whose readiness is reported.
     public let store: any ReplayStore
 
-    /// - Parameter store: The replay store launches are claimed in.
-    public init(store: any ReplayStore) {
+    /// Off once shutdown began; `nil` when nothing drains this endpoint's server.
+    public let readiness: ReadinessSwitch?
+
+    /// - Parameters:
+    ///   - store: The replay store launches are claimed in.
+    ///   - readiness: The process's shutdown switch, if it has one.
+    public init(store: any ReplayStore, readiness: ReadinessSwitch? = nil) {
         self.store = store
+        self.readiness = readiness
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path == Self.path, request.method == .get || request.method == .head else {
             return try await next(request, context)
         }
-        let ready = await store.readiness()
+        var ready = false
+        if readiness?.isAcceptingWork != false {
+            ready = await store.readiness()
+        }
         return Response(
             status: ready ? .ok : .serviceUnavailable,
             headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],

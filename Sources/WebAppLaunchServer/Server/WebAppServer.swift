@@ -7,6 +7,7 @@ import WebAppLaunch
 import WebAppLaunchLauncher
 import WebAppLaunchMiddleware
 import WebAppLaunchPostgres
+import WebAppLaunchReload
 import WebAppLaunchSQLite
 import WebAppRegistry
 
@@ -32,8 +33,12 @@ public struct WebAppServer: Sendable {
     /// file's closing on shutdown).
     let storeServices: [any Service]
     private let renderer: PageRenderer
-    /// Each served app with its verification middleware; the app's keys are derived once, at init.
-    private let endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)]
+    /// Each served app with its verification middleware, the keys derived when the keyring
+    /// loads; reloaded (SIGHUP, ``ReloadableConfiguration/reload()``) from the source given at
+    /// init, with every check of startup (``ServedVerification/reloadedConfiguration(_:keyring:registry:)``).
+    public let verification: ReloadableConfiguration<ServedVerification>
+    /// Off once shutdown begins: `/readyz` answers 503 while requests in flight drain.
+    public let readiness = ReadinessSwitch()
     /// The launcher console, when permitted (``WebAppServerConfiguration/servesDevelopmentConsole``).
     private let console: DevelopmentConsole?
     /// The development launcher API (`/v1/…`) the console asks, served beside it.
@@ -43,21 +48,27 @@ public struct WebAppServer: Sendable {
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - logger: Where the server logs.
+    ///   - reloading: Reads the keyring and registry again on a reload (the loaders of
+    ///     startup); `nil` keeps the configuration's for good.
     /// - Returns: A server ready to build its application.
     /// - Throws: ``ConfigurationError`` for a bad setting, `KeyringError` when the
     ///   keyring cannot serve an app (`app_mismatch`: an app keyring of another app),
     ///   ``ReplayStoreError`` when the store cannot be opened.
-    public static func make(configuration: WebAppServerConfiguration, logger: Logger = Logger(label: "webapp-launch")) async throws -> WebAppServer {
+    public static func make(
+        configuration: WebAppServerConfiguration,
+        logger: Logger = Logger(label: "webapp-launch"),
+        reloading: ServedVerification.Source? = nil
+    ) async throws -> WebAppServer {
         try configuration.validate()
         let metrics = ServerMetrics()
         switch configuration.replayStore {
         case .memory(let capacity):
             let store = InMemoryReplayStore(capacity: capacity, metricsFactory: metrics.factory)
-            return try WebAppServer(configuration: configuration, replayStore: store, metrics: metrics, logger: logger)
+            return try WebAppServer(configuration: configuration, replayStore: store, metrics: metrics, logger: logger, reloading: reloading)
         case .sqlite(let path):
             let store = try await SQLiteReplayStore.open(path: path, metricsFactory: metrics.factory)
             do {
-                return try WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
+                return try WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger, reloading: reloading)
             } catch {
                 try? await store.close()  // the file must be closed before the store goes away
                 throw error
@@ -71,7 +82,7 @@ public struct WebAppServer: Sendable {
                 clock: configuration.clock,
                 metricsFactory: metrics.factory
             )
-            return try WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger)
+            return try WebAppServer(configuration: configuration, replayStore: store, services: [store], metrics: metrics, logger: logger, reloading: reloading)
         }
     }
 
@@ -82,6 +93,8 @@ public struct WebAppServer: Sendable {
     ///   - services: Services the store needs running (a ``PostgresReplayStore`` is one).
     ///   - metrics: Where the middleware and store report.
     ///   - logger: Where the server logs.
+    ///   - reloading: Reads the keyring and registry again on a reload; `nil` keeps the
+    ///     configuration's for good.
     /// - Throws: `KeyringError` when the keyring cannot serve a configured app: an app
     ///   keyring serves its own app only (`app_mismatch`).
     public init(
@@ -89,7 +102,8 @@ public struct WebAppServer: Sendable {
         replayStore: any ReplayStore,
         services: [any Service] = [],
         metrics: ServerMetrics = ServerMetrics(),
-        logger: Logger = Logger(label: "webapp-launch")
+        logger: Logger = Logger(label: "webapp-launch"),
+        reloading: ServedVerification.Source? = nil
     ) throws {
         self.configuration = configuration
         self.replayStore = replayStore
@@ -97,24 +111,18 @@ public struct WebAppServer: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.renderer = PageRenderer(articleDeepLink: configuration.articleDeepLink)
-        var endpoints: [(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>)] = []
-        for served in configuration.apps {
-            let verifier = try LaunchVerifier(
-                keyring: configuration.keyring,
-                appID: served.app.id,
-                audiences: [served.publicURL],
-                policy: configuration.policy
-            )
-            let middleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
-                verifier: verifier,
-                replayStore: replayStore,
-                sessionLifetime: configuration.sessionLifetime,
-                clock: configuration.clock,
-                metrics: metrics.launches
-            )
-            endpoints.append((served, middleware))
+        let initial = try ServedVerification.make(configuration: configuration, replayStore: replayStore, metrics: metrics)
+        if let reloading {
+            verification = ReloadableConfiguration(
+                name: "keyring+registry", initial: initial, logger: logger, metricsFactory: metrics.factory
+            ) {
+                let (keyring, registry) = try await reloading()
+                let reloaded = try ServedVerification.reloadedConfiguration(configuration, keyring: keyring, registry: registry)
+                return try ServedVerification.make(configuration: reloaded, replayStore: replayStore, metrics: metrics)
+            }
+        } else {
+            verification = .fixed(initial, name: "keyring+registry")
         }
-        self.endpoints = endpoints
         if configuration.servesDevelopmentConsole {
             let launcher = try DevelopmentLauncher.service(configuration: configuration, logger: logger)
             self.launcher = launcher
@@ -137,20 +145,24 @@ public struct WebAppServer: Sendable {
             strictTransportSecurity: configuration.servesHTTPS
         ))
         router.get("/healthz") { _, _ in "ok\n" }
-        router.add(middleware: ReadinessEndpoint(store: replayStore))
+        router.add(middleware: ReadinessEndpoint(store: replayStore, readiness: readiness))
         if let launcher {
             // Development only: the launcher API beside the console, with the demo users'
             // tokens vouched for in process; the console asks it as the app asks its backend.
             LauncherRouter.addRoutes(to: router, service: launcher, clock: configuration.clock)
         }
         console?.addRoutes(to: router)
-        for (served, middleware) in endpoints {
+        let verification = verification
+        // The served paths are fixed at startup (a reload refuses to change them); each
+        // request takes the keys and registry entry of the configuration in use when it arrives.
+        for (index, served) in verification.current.endpoints.map(\.served).enumerated() {
             let renderer = renderer
-            let app = served.app
             let page: @Sendable (Request, WebAppRequestContext) async throws -> HTMLResponse = { _, context in
-                HTMLResponse(renderer.render(session: try context.requireLaunchSession(), app: app))
+                let app = verification.current.endpoints[index].served.app
+                return HTMLResponse(renderer.render(session: try context.requireLaunchSession(), app: app))
             }
-            let group = router.group(RouterPath(served.publicURL.path)).add(middleware: middleware)
+            let group = router.group(RouterPath(served.publicURL.path))
+                .add(middleware: ReloadingLaunchMiddleware(verification) { $0.endpoints[index].middleware })
             group.get(use: page)
             group.post(use: page)
         }
