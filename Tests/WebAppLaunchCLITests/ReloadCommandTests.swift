@@ -128,7 +128,7 @@ struct ReloadCommandTests {
         let port = try freeLoopbackPort()
         let closedPort = try freeLoopbackPort()
         let registry = directory.path("registry.json")
-        let sample = try String(contentsOfFile: Repository.sampleRegistry, encoding: .utf8)
+        let sample = try String(contentsOfFile: RepositoryFile.sampleRegistry, encoding: .utf8)
         try sample.write(toFile: registry, atomically: true, encoding: .utf8)
         let process = try BackgroundSubprocess(
             CLI.executablePath,
@@ -160,7 +160,7 @@ struct ReloadCommandTests {
         defer { directory.remove() }
         let cmsPort = try freeLoopbackPort()
         let port = try freeLoopbackPort()
-        let sample = try String(contentsOfFile: Repository.sampleRegistry, encoding: .utf8)
+        let sample = try String(contentsOfFile: RepositoryFile.sampleRegistry, encoding: .utf8)
         try sample.write(toFile: directory.path("registry.json"), atomically: true, encoding: .utf8)
         let cms = try BackgroundSubprocess(
             "/usr/bin/python3", ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", directory.path(""), "\(cmsPort)"],
