@@ -2,8 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
 
-/// The launcher's HTTP API over a ``LauncherService``:
+/// The launcher's HTTP API over a ``LauncherService``, as `openapi.yaml` (the repository
+/// root) describes it:
 ///
 /// - `GET /v1/catalogue` → 200 `{"apps": [cards]}` with `ETag` and `Cache-Control`, or 304
 ///   when `If-None-Match` matches;
@@ -12,7 +15,9 @@ import NIOCore
 ///   ``LauncherError/httpStatus`` (and `WWW-Authenticate` / `Retry-After` where due);
 /// - `GET /healthz` → `ok`.
 ///
-/// This is the edge: the only place launcher errors become HTTP.
+/// The routes are generated from the document (swift-openapi-generator, served through
+/// swift-openapi-hummingbird); ``LaunchRequestGate`` stands in front of them for what a
+/// generated server cannot say.
 public enum LauncherRouter {
     /// How long clients may reuse the catalogue before revalidating.
     public static let defaultCatalogueMaxAge = 300
@@ -30,7 +35,11 @@ public enum LauncherRouter {
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.get("healthz") { _, _ in
-            jsonResponse(.ok, Data("ok".utf8), contentType: "text/plain; charset=utf-8")
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            headers[.xContentTypeOptions] = "nosniff"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
         addRoutes(to: router, service: service, catalogueMaxAge: catalogueMaxAge, clock: clock)
         return router
@@ -49,69 +58,15 @@ public enum LauncherRouter {
         catalogueMaxAge: Int = defaultCatalogueMaxAge,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        router.get("v1/catalogue") { request, _ in
-            let catalogue = service.catalogue
-            var headers = HTTPFields()
-            headers[.eTag] = catalogue.etag
-            headers[.cacheControl] = "public, max-age=\(catalogueMaxAge)"
-            headers[.xContentTypeOptions] = "nosniff"
-            if catalogue.isMatched(byIfNoneMatch: request.headers[values: .ifNoneMatch]) {
-                return Response(status: .notModified, headers: headers)
-            }
-            headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: catalogue.body)))
-        }
-        router.post("v1/launches") { request, _ in
-            do {
-                let launch = try await launch(request, service: service, now: clock())
-                let body = try JSONSerialization.data(
-                    withJSONObject: ["url": launch.url, "expires_at": iso8601(launch.expiresAt)],
-                    options: [.sortedKeys, .withoutEscapingSlashes]
-                )
-                return jsonResponse(.created, body)
-            } catch let error as LauncherError {
-                return errorResponse(error)
-            } catch {
-                return errorResponse(LauncherError(.mintFailed, "unexpected failure"))
-            }
-        }
-    }
-
-    private static func launch(_ request: Request, service: LauncherService, now: Date) async throws -> MintedLaunch {
-        let token = try BearerCredentials.token(in: request.headers)
-        guard let contentType = request.headers[.contentType],
-              contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
-        else {
-            throw LauncherError(.unsupportedMediaType, "the body must be application/json")
-        }
-        let buffer: ByteBuffer
+        // A group of its own: the gate runs for the launcher's routes only, never for the
+        // console's beside them.
+        let group = router.group().add(middleware: LaunchRequestGate<Context>())
+        let api = LauncherAPI(service: service, catalogueMaxAge: catalogueMaxAge, clock: clock)
         do {
-            buffer = try await request.body.collect(upTo: LaunchRequestBody.maximumBytes)
+            try api.registerHandlers(on: group, configuration: LauncherAPI.configuration)
         } catch {
-            throw LauncherError(.requestTooLarge, "the body is larger than \(LaunchRequestBody.maximumBytes) bytes")
+            // Registration fails only for a server URL with no path; the default is `/`.
+            preconditionFailure("the launcher's routes could not be registered: \(error)")
         }
-        let appID = try LaunchRequestBody.appID(from: Data(buffer.readableBytesView))
-        return try await service.launch(appID: appID, accessToken: token, now: now)
-    }
-
-    /// The response for an error: `{"error": code}`, never the reason.
-    static func errorResponse(_ error: LauncherError) -> Response {
-        let body = Data(#"{"error":"\#(error.code.rawValue)"}"#.utf8)
-        var response = jsonResponse(HTTPResponse.Status(code: error.httpStatus), body)
-        if let challenge = error.bearerChallenge { response.headers[.wwwAuthenticate] = challenge }
-        if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
-        return response
-    }
-
-    private static func jsonResponse(_ status: HTTPResponse.Status, _ body: Data, contentType: String = "application/json") -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        headers[.cacheControl] = "no-store"
-        headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-    }
-
-    private static func iso8601(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }
 }
