@@ -73,6 +73,21 @@ struct LauncherApplicationTests {
         }
     }
 
+    @Test("A method the document does not list for a path is 405 with Allow, never 404 or the handler", arguments: [
+        ("/v1/catalogue", HTTPRequest.Method.post, "GET"), ("/v1/catalogue", .delete, "GET"),
+        ("/v1/launches", .get, "POST"), ("/v1/launches", .trace, "POST"), ("/v1/launches", .put, "POST"), ("/v1/launches", HTTPRequest.Method("QUERY")!, "POST"),
+    ])
+    func undeclaredMethodIs405(path: String, method: HTTPRequest.Method, allow: String) async throws {
+        let provider = StubIdentityProvider.vouching()
+        try await LauncherFixtures.application(LauncherFixtures.service(provider: provider)).test(.router) { client in
+            try await client.execute(uri: path, method: method, headers: LauncherFixtures.launchHeaders(token: "t0ken")) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == allow)
+            }
+        }
+        #expect(provider.callCount == 0)
+    }
+
     @Test("The 201's expires_at is the expiry in the minted token, to the second")
     func expiryIsTheTokens() async throws {
         let now = Date(timeIntervalSince1970: 1_795_000_123)

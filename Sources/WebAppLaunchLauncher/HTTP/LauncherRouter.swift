@@ -68,5 +68,24 @@ public enum LauncherRouter {
             // Registration fails only for a server URL with no path; the default is `/`.
             preconditionFailure("the launcher's routes could not be registered: \(error)")
         }
+        addMethodNotAllowed(to: router, path: "v1/catalogue", allow: .get)
+        addMethodNotAllowed(to: router, path: "v1/launches", allow: .post)
+    }
+
+    /// The methods the document does not list for a path: 405 with `Allow` (RFC 9110 section
+    /// 15.5.6), not 404, since the resource exists.
+    private static func addMethodNotAllowed<Context: RequestContext>(to router: Router<Context>, path: RouterPath, allow: HTTPRequest.Method) {
+        // QUERY: the safe method with a body (draft-ietf-httpbis-safe-method-w-body), which
+        // clients and fuzzers already send.
+        let query = HTTPRequest.Method("QUERY").map { [$0] } ?? []
+        let others = ([.get, .post, .put, .delete, .patch, .options, .trace] + query).filter { $0 != allow }
+        for method in others {
+            router.on(path, method: method) { _, _ in
+                var headers = HTTPFields()
+                headers[.allow] = allow.rawValue
+                headers[.cacheControl] = "no-store"
+                return Response(status: .methodNotAllowed, headers: headers)
+            }
+        }
     }
 }
