@@ -40,6 +40,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // The launcher's contract (openapi.yaml): server and client generated from it at build time.
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -69,11 +74,17 @@ let package = Package(
         ),
         // The native app's client of the launcher API, over URLSession (FoundationNetworking):
         // its own target, so the CLI and the services (which never call the launcher) do not
-        // link FoundationNetworking and libcurl.
+        // link FoundationNetworking and libcurl. Its transport is generated from openapi.yaml.
         .target(
             name: "WebAppLaunchLauncherClient",
-            dependencies: ["WebAppRegistry"],
-            swiftSettings: strictSettings
+            dependencies: [
+                "WebAppRegistry",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         // Live reload of keyrings and registries (SIGHUP, interval, API) and readiness on
         // shutdown, shared by every entry point: no HTTP server, no crypto.
@@ -179,6 +190,7 @@ let package = Package(
             dependencies: [
                 "WebAppLaunchReload",
                 "WebAppLaunch",
+                "WebAppLaunchMiddleware",
                 "WebAppRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -187,8 +199,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // The server side of openapi.yaml (types and routes), generated at build time.
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .executableTarget(
             name: "webapp-launch",

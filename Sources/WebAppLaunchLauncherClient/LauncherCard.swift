@@ -1,7 +1,8 @@
 import Foundation
 
-/// One card of the launcher's catalogue, as the native app shows it.
-public struct LauncherCard: Sendable, Hashable, Codable, Identifiable {
+/// One card of the launcher's catalogue, as the native app shows it: the document's `Card`
+/// (generated from `openapi.yaml`) with its URLs parsed, so views need not.
+public struct LauncherCard: Sendable, Hashable, Identifiable {
     /// The app id to ask a launch for.
     public let id: String
     /// The card's title.
@@ -15,7 +16,7 @@ public struct LauncherCard: Sendable, Hashable, Codable, Identifiable {
     /// The registered URL (the launch's audience).
     public let url: URL
 
-    /// Creates a card (the client decodes them; this is for previews and tests).
+    /// Creates a card (the client reads them from the launcher; this is for previews and tests).
     public init(id: String, title: String, summary: String, iconURL: URL?, category: String, url: URL) {
         self.id = id
         self.title = title
@@ -24,9 +25,14 @@ public struct LauncherCard: Sendable, Hashable, Codable, Identifiable {
         self.category = category
         self.url = url
     }
-}
 
-/// The catalogue response: `{"apps": [...]}`.
-struct LauncherCatalogueBody: Decodable {
-    let apps: [LauncherCard]
+    /// The card for the document's card, or `nil` when its `url` is no URL (the document says
+    /// `format: uri`; the launcher only serves registered URLs).
+    init?(_ card: Components.Schemas.Card) {
+        guard let url = URL(string: card.url) else { return nil }
+        self.init(
+            id: card.id, title: card.title, summary: card.summary,
+            iconURL: card.iconURL.flatMap(URL.init(string:)), category: card.category, url: url
+        )
+    }
 }

@@ -1,12 +1,16 @@
 import Foundation
-import WebAppRegistry
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIURLSession
 import Synchronization
+import WebAppRegistry
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The native app's client of the launcher service (`webapp-launch launcher`): the catalogue
-/// and launches, over URLSession, async.
+/// and launches, async: the client generated from `openapi.yaml` over URLSession
+/// (swift-openapi-urlsession), behind a typed API.
 ///
 /// ```swift
 /// let launcher = try LauncherClient(baseURL: URL(string: "https://launcher.example-insurer.de")!)
@@ -25,7 +29,11 @@ import FoundationNetworking
 public final class LauncherClient: Sendable {
     /// The launcher's base URL (`/v1/…` is appended).
     public let baseURL: URL
+    /// The base URL without trailing slashes, as the generated client appends paths.
+    private let serverURL: URL
     private let session: URLSession
+    /// The generated client's transport, over ``session``.
+    private let transport: URLSessionTransport
     // The last catalogue and its ETag; replaced whole under the lock.
     private let cachedCatalogue = Mutex<(etag: String, cards: [LauncherCard])?>(nil)
 
@@ -43,7 +51,11 @@ public final class LauncherClient: Sendable {
         guard scheme == "https" || (scheme == "http" && RegisteredURL.hasLoopbackHost(baseURL.absoluteString)) else {
             throw .insecureBaseURL
         }
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let serverURL = URL(string: base) else { throw .insecureBaseURL }
         self.baseURL = baseURL
+        self.serverURL = serverURL
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
@@ -51,6 +63,7 @@ public final class LauncherClient: Sendable {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        transport = URLSessionTransport(configuration: .init(session: session))
     }
 
     deinit {
@@ -61,18 +74,22 @@ public final class LauncherClient: Sendable {
     /// - Returns: The cards, in the launcher's order.
     /// - Throws: ``LauncherClientError``.
     public func catalogue() async throws(LauncherClientError) -> [LauncherCard] {
-        var request = URLRequest(url: endpoint("v1/catalogue"))
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
         let cached = cachedCatalogue.withLock { $0 }
-        if let cached { request.setValue(cached.etag, forHTTPHeaderField: "If-None-Match") }
-        let (data, response) = try await send(request)
-        if response.statusCode == 304, let cached { return cached.cards }
-        guard response.statusCode == 200 else { throw Self.error(for: response, data: data) }
-        guard let body = try? JSONDecoder().decode(LauncherCatalogueBody.self, from: data) else { throw .invalidResponse }
-        if let etag = response.value(forHTTPHeaderField: "ETag") {
-            cachedCatalogue.withLock { $0 = (etag, body.apps) }
+        // The ETag goes out as received: the generated layer would URI-encode its quotes.
+        let output = try await call(headers: cached.map { [.ifNoneMatch: $0.etag] } ?? [:]) { try await $0.getCatalogue() }
+        switch output {
+        case .ok(let ok):
+            guard case .json(let body) = ok.body else { throw .invalidResponse }
+            let cards = body.apps.compactMap(LauncherCard.init)
+            guard cards.count == body.apps.count else { throw .invalidResponse }
+            cachedCatalogue.withLock { $0 = (ok.headers.eTag, cards) }
+            return cards
+        case .notModified:
+            guard let cached else { throw .invalidResponse }
+            return cached.cards
+        case .undocumented(let status, _):
+            throw Self.error(status: status, code: nil, retryAfterSeconds: nil)
         }
-        return body.apps
     }
 
     /// Asks the launcher for a launch of an app for the user the token belongs to.
@@ -82,54 +99,84 @@ public final class LauncherClient: Sendable {
     /// - Returns: The launch URL and its expiry.
     /// - Throws: ``LauncherClientError``.
     public func launchURL(for appID: String, accessToken: String) async throws(LauncherClientError) -> LauncherLaunch {
-        var request = URLRequest(url: endpoint("v1/launches"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("Bearer " + accessToken, forHTTPHeaderField: "Authorization")
-        guard let body = try? JSONEncoder().encode(["app": appID]) else { throw .invalidResponse }
-        request.httpBody = body
-        let (data, response) = try await send(request)
-        guard response.statusCode == 201 else { throw Self.error(for: response, data: data) }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let launch = try? decoder.decode(LauncherLaunch.self, from: data) else { throw .invalidResponse }
-        return launch
+        let output = try await call(headers: [.authorization: "Bearer " + accessToken]) {
+            try await $0.createLaunch(body: .json(.init(app: appID)))
+        }
+        switch output {
+        case .created(let created):
+            guard case .json(let body) = created.body, let launch = LauncherLaunch(body) else { throw .invalidResponse }
+            return launch
+        case .unauthorized(let answer): throw Self.error(status: 401, code: try? answer.body.json.error)
+        case .forbidden(let answer): throw Self.error(status: 403, code: try? answer.body.json.error)
+        case .notFound(let answer): throw Self.error(status: 404, code: try? answer.body.json.error)
+        case .contentTooLarge(let answer): throw Self.error(status: 413, code: try? answer.body.json.error)
+        case .unsupportedMediaType(let answer): throw Self.error(status: 415, code: try? answer.body.json.error)
+        case .unprocessableContent(let answer): throw Self.error(status: 422, code: try? answer.body.json.error)
+        case .tooManyRequests(let answer):
+            throw Self.error(status: 429, code: try? answer.body.json.error, retryAfterSeconds: answer.headers.retryAfter)
+        case .internalServerError(let answer): throw Self.error(status: 500, code: try? answer.body.json.error)
+        case .serviceUnavailable(let answer):
+            throw Self.error(status: 503, code: try? answer.body.json.error, retryAfterSeconds: answer.headers.retryAfter)
+        case .undocumented(let status, _):
+            throw Self.error(status: status, code: nil, retryAfterSeconds: nil)
+        }
     }
 
-    private func endpoint(_ path: String) -> URL {
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + "/" + path)!
-    }
-
-    private func send(_ request: URLRequest) async throws(LauncherClientError) -> (Data, HTTPURLResponse) {
-        let data: Data
-        let response: URLResponse
+    /// Runs one call of the generated client with header fields set as given (``VerbatimHeaders``:
+    /// the bearer token of the document's security scheme, an ETag); a failure with an answer
+    /// is ``LauncherClientError/invalidResponse`` (the answer was not the document's), one
+    /// without is a transport error.
+    private func call<Output>(
+        headers: HTTPFields,
+        _ operation: (Client) async throws -> Output
+    ) async throws(LauncherClientError) -> Output {
+        let client = Client(
+            serverURL: serverURL, configuration: Self.configuration, transport: transport,
+            middlewares: [VerbatimHeaders(fields: headers)]
+        )
         do {
-            (data, response) = try await session.data(for: request)
+            return try await operation(client)
+        } catch let error as ClientError {
+            if error.response != nil { throw .invalidResponse }
+            throw .transport(description: (error.underlyingError as NSError).localizedDescription)
         } catch {
             throw .transport(description: (error as NSError).localizedDescription)
         }
-        guard let http = response as? HTTPURLResponse else { throw .invalidResponse }
-        return (data, http)
     }
 
-    private struct ErrorBody: Decodable {
-        let error: String
-    }
+    /// The generated client's encoding, as the launcher's.
+    private static let configuration = Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 
-    private static func error(for response: HTTPURLResponse, data: Data) -> LauncherClientError {
-        let code = (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error ?? "unknown"
-        switch response.statusCode {
+    private static func error(status: Int, code: String?, retryAfterSeconds: Int? = nil) -> LauncherClientError {
+        let code = code ?? "unknown"
+        switch status {
         case 401: return .invalidToken
         case 403: return .forbidden(code: code)
         case 404: return .unknownApp
         case 413, 415, 422: return .invalidRequest(code: code)
-        case 429: return .rateLimited(retryAfterSeconds: response.value(forHTTPHeaderField: "Retry-After").flatMap(Int.init))
-        case 500...599: return .unavailable(status: response.statusCode)
+        case 429: return .rateLimited(retryAfterSeconds: retryAfterSeconds)
+        case 500...599: return .unavailable(status: status)
         default: return .invalidResponse
         }
+    }
+}
+
+/// Sets header fields on a request as they are: `Authorization: Bearer …` (the document's
+/// `bearer` security scheme, which the generated client leaves to a middleware) and
+/// `If-None-Match` (whose quotes the generated layer would URI-encode).
+private struct VerbatimHeaders: ClientMiddleware {
+    let fields: HTTPFields
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        for field in fields { request.headerFields[field.name] = field.value }
+        return try await next(request, body, baseURL)
     }
 }
 

@@ -151,71 +151,53 @@ extension WebAppLaunchCommand {
                 try binding.check(keyring: reloaded, registry: registry)
                 return MintingConfiguration(signer: try LaunchSigner(keyring: reloaded, registry: registry))
             }
-            let exchangeSecret = tokenEndpoint.flatMap { _ in secret?.value }
-            let policy = NativeAppTokenPolicy(clientIDs: Set(acceptedClientID), audience: audience ?? "")
-            let introspection = introspectionEndpoint.flatMap { endpoint in
-                clientID.flatMap { id in secret.map { (endpoint: URL(string: endpoint)!, clientID: id, secret: $0.value) } }
-            }
-            let timeout = Duration.seconds(providerTimeout)
-            let httpClient = IdentityProviderHTTPClient.make(readTimeout: timeout)
-            let provider: any IdentityProvider
-            if let introspection {
-                provider = IntrospectionProvider(
-                    endpoint: introspection.endpoint,
-                    clientID: introspection.clientID,
-                    clientSecret: introspection.secret,
-                    policy: policy,
-                    httpClient: httpClient,
-                    timeout: timeout
-                )
+            let confirmation: LauncherConfiguration.TokenConfirmation
+            if let introspectionEndpoint, let url = URL(string: introspectionEndpoint), let clientID, let secret {
+                confirmation = .introspection(endpoint: url, clientID: clientID, clientSecret: secret.value)
             } else if let jwksURI, let jwksURL = URL(string: jwksURI) {
-                provider = JWTAccessTokenProvider(issuer: issuer, jwksURL: jwksURL, policy: policy, httpClient: httpClient, timeout: timeout)
+                confirmation = .jwtAccessTokens(jwksURL: jwksURL)
             } else {
-                provider = OpenIDUserInfoProvider(issuer: URL(string: issuer)!, httpClient: httpClient, timeout: timeout)
+                confirmation = .userinfo
             }
-            let service = LauncherService(
-                minting: minting,
-                identityProvider: provider,
-                claims: ClaimMapping(firstName: givenNameClaim, lastName: familyNameClaim, kvnumber: kvnrClaim, requiredScopes: Set(requiredScope)),
-                cache: userinfoCacheSeconds > 0 ? UserInfoCache(maximumAge: .seconds(userinfoCacheSeconds)) : nil,
-                rateLimiter: SubjectRateLimiter(capacity: rateLimit, refillInterval: .milliseconds(60_000 / rateLimit)),
-                providerLimit: ProviderRequestLimit(maximum: maxProviderRequests),
-                tokenExchanger: zip(tokenEndpoint.flatMap(URL.init(string:)), clientID, exchangeSecret).map { endpoint, id, secret in
-                    OAuthTokenExchanger(tokenEndpoint: endpoint, clientID: id, clientSecret: secret, httpClient: httpClient, timeout: timeout)
-                },
+            let exchange = zip(tokenEndpoint.flatMap(URL.init(string:)), clientID, secret).map { endpoint, id, secret in
+                LauncherConfiguration.TokenExchange(endpoint: endpoint, clientID: id, clientSecret: secret.value)
+            }
+            let configuration = LauncherConfiguration(
+                host: host,
+                port: port,
+                keyring: keyring,
+                registry: registry,
+                issuer: URL(string: issuer)!,
+                tokenConfirmation: confirmation,
+                policy: NativeAppTokenPolicy(clientIDs: Set(acceptedClientID), audience: audience ?? ""),
+                tokenExchange: exchange,
                 tokenForwarding: developmentPassThroughToken ? .developmentPassThrough : .asRegistered,
-                logger: logger
+                claims: ClaimMapping(firstName: givenNameClaim, lastName: familyNameClaim, kvnumber: kvnrClaim, requiredScopes: Set(requiredScope)),
+                userinfoCacheLifetime: .seconds(userinfoCacheSeconds),
+                launchesPerMinute: rateLimit,
+                providerTimeout: .seconds(providerTimeout),
+                maximumProviderRequests: maxProviderRequests
             )
+            let readiness = ReadinessSwitch()
+            let launcher = try LauncherApplication(configuration: configuration, minting: minting, readiness: readiness)
             let host = self.host
             let isDevelopment = keyring.isDevelopment
-            // Development keys also on the address actually bound (a name can resolve anywhere).
-            let bindGuard = BoundAddressGuard(keyring: keyring)
-            let readiness = ReadinessSwitch()
             let reloads = await ConfigurationReloadService.make(reloading: [minting], interval: registrySource.refresh, logger: logger)
             secret?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
-            let application = Application(
-                router: LauncherRouter.make(service: service, readiness: readiness),
-                configuration: .init(address: .hostname(host, port: port), serverName: nil),
-                services: isDevelopment ? [bindGuard] : [],
-                onServerRunning: { channel in
-                    bindGuard.serverBound(channel.localAddress)
-                    let port = channel.localAddress?.port.map(String.init) ?? "?"
-                    var lines = ["webapp-launch launcher on http://\(host):\(port) (catalogue: /v1/catalogue, launches: POST /v1/launches)"]
-                    if isDevelopment {
-                        lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
-                    }
-                    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-                },
-                logger: Logger(label: "webapp-launch.launcher.http")
-            )
+            let application = launcher.makeApplication { channel in
+                let port = channel.localAddress?.port.map(String.init) ?? "?"
+                var lines = ["webapp-launch launcher on http://\(host):\(port) (catalogue: /v1/catalogue, launches: POST /v1/launches)"]
+                if isDevelopment {
+                    lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+                }
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
             do {
                 try await ReadinessDrainService.run(application, reloads: reloads, readiness: readiness, delay: reloading.drainDelay, logger: logger)
             } catch {
-                try? await httpClient.shutdown()
                 throw CommandFailure.configuration("the launcher stopped: \(error)")
             }
-            try? await httpClient.shutdown()
         }
 
         /// The options of issue 30: which tokens are accepted, and how partners get theirs.

@@ -29,6 +29,15 @@ struct RoundTripTests {
         #expect(launch.replayDeadline == Fixtures.nowSeconds + 60 + ReplayRetention.maximumSkew + ReplayRetention.margin)
     }
 
+    @Test("a minted launch reports the expiry written into its token, for any lifetime (issue 34)", arguments: [1, 60, 299] as [UInt64])
+    func launchReportsItsExpiry(lifetime: UInt64) throws {
+        let launch = try Fixtures.signer.launch(for: "healthmagazin", user: Fixtures.user, lifetime: lifetime, now: Fixtures.now)
+        let verified = try Fixtures.verifier().verify(url: launch.url, now: Fixtures.now)
+        #expect(launch.expiresAt == verified.header.expiresAt)
+        #expect(launch.expiresAt == Fixtures.nowSeconds + lifetime)
+        #expect(UInt64(launch.expiryDate.timeIntervalSince1970) == launch.expiresAt)
+    }
+
     @Test("a registered URL with its own query parameters keeps them and still verifies")
     func registeredQuery() throws {
         let url = try Fixtures.signer.launchURL(for: "bonus", user: Fixtures.user, now: Fixtures.now)

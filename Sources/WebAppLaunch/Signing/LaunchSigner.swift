@@ -61,10 +61,7 @@ public struct LaunchSigner: Sendable {
         lifetime: UInt64 = defaultLifetime,
         now: Date = Date()
     ) throws(LaunchError) -> String {
-        guard let app = registry.app(id: appID) else {
-            throw LaunchError(.unknownApp, "no web app is registered with that id")
-        }
-        return try launchURL(for: app, user: user, mode: mode, lifetime: lifetime, now: now)
+        try launch(for: appID, user: user, mode: mode, lifetime: lifetime, now: now).url
     }
 
     /// Mints the launch URL for a registered URL (as a plugin deep link names it).
@@ -141,6 +138,8 @@ public struct LaunchSigner: Sendable {
         let kid: String
         let nonce: [UInt8]
         let iv: [UInt8]?
+        /// The expiry written into the header, in Unix seconds.
+        let expiresAt: UInt64
 
         /// What the MAC covers (SPEC.md §4): computed on demand, for the test vectors only, so
         /// minting never builds the copy.
@@ -240,7 +239,8 @@ public struct LaunchSigner: Sendable {
             mac: mac,
             kid: key.kid,
             nonce: nonce,
-            iv: iv
+            iv: iv,
+            expiresAt: expiresAt
         )
     }
 }

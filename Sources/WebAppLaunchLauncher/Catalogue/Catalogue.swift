@@ -2,25 +2,35 @@ import Foundation
 import WebAppLaunch
 import WebAppRegistry
 
-/// The catalogue as served: the cards, encoded once, with a strong ETag over the bytes.
+/// The catalogue as served: the document's `Catalogue` (generated from `openapi.yaml`), with a
+/// strong ETag over the bytes sent.
 ///
-/// The registry does not change while the launcher runs, so the body and its validator are
-/// computed once; a client that sends the ETag back in `If-None-Match` gets 304 and no body.
+/// The registry does not change while a ``LauncherService`` lives, so the cards and their
+/// validator are computed once; a client that sends the ETag back in `If-None-Match` gets 304
+/// and no body.
 public struct Catalogue: Sendable {
     /// The cards, in registry order.
-    public let cards: [CatalogueCard]
-    /// `{"apps": [...]}`, as sent.
+    let document: Components.Schemas.Catalogue
+    /// `{"apps": [...]}`, exactly as the launcher sends it (``LauncherAPI/encoder``, the
+    /// encoding the generated server is configured with).
     public let body: Data
     /// A strong entity tag: the quoted, hex SHA-256 of ``body`` (first 128 bits).
     public let etag: String
 
-    /// Encodes a registry's cards.
+    /// Makes the cards of a registry.
     /// - Parameter registry: The registered apps.
     public init(registry: Registry) {
-        cards = registry.apps.map(CatalogueCard.init)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        body = (try? encoder.encode(["apps": cards])) ?? Data(#"{"apps":[]}"#.utf8)
+        document = Components.Schemas.Catalogue(apps: registry.apps.map { app in
+            Components.Schemas.Card(
+                id: app.id,
+                title: app.title,
+                summary: app.summary,
+                iconURL: app.iconURL?.absoluteString,
+                category: app.category,
+                url: app.url.description
+            )
+        })
+        body = (try? LauncherAPI.encoder.encode(document)) ?? Data(#"{"apps":[]}"#.utf8)
         let digest = (try? SHA256.hash(Array(body))) ?? []
         etag = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
     }

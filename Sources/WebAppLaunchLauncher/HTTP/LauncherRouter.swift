@@ -2,9 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
 import WebAppLaunchReload
 
-/// The launcher's HTTP API over a ``LauncherService``:
+/// The launcher's HTTP API over a ``LauncherService``, as `openapi.yaml` (the repository
+/// root) describes it:
 ///
 /// - `GET /v1/catalogue` → 200 `{"apps": [cards]}` with `ETag` and `Cache-Control`, or 304
 ///   when `If-None-Match` matches;
@@ -16,7 +19,9 @@ import WebAppLaunchReload
 ///   document or key set loaded, ``IdentityProvider/readiness()``) and shutdown has not begun
 ///   (``ReadinessSwitch``), else 503 `not ready`.
 ///
-/// This is the edge: the only place launcher errors become HTTP.
+/// The routes are generated from the document (swift-openapi-generator, served through
+/// swift-openapi-hummingbird); ``LaunchRequestGate`` stands in front of them for what a
+/// generated server cannot say.
 public enum LauncherRouter {
     /// How long clients may reuse the catalogue before revalidating.
     public static let defaultCatalogueMaxAge = 300
@@ -36,7 +41,11 @@ public enum LauncherRouter {
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.get("healthz") { _, _ in
-            jsonResponse(.ok, Data("ok".utf8), contentType: "text/plain; charset=utf-8")
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            headers[.xContentTypeOptions] = "nosniff"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
         router.get("readyz") { _, _ in
             await readinessResponse(service: service, readiness: readiness)
@@ -58,77 +67,51 @@ public enum LauncherRouter {
         catalogueMaxAge: Int = defaultCatalogueMaxAge,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        router.get("v1/catalogue") { request, _ in
-            let catalogue = service.catalogue
-            var headers = HTTPFields()
-            headers[.eTag] = catalogue.etag
-            headers[.cacheControl] = "public, max-age=\(catalogueMaxAge)"
-            headers[.xContentTypeOptions] = "nosniff"
-            if catalogue.isMatched(byIfNoneMatch: request.headers[values: .ifNoneMatch]) {
-                return Response(status: .notModified, headers: headers)
-            }
-            headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: catalogue.body)))
+        // A group of its own: the gate runs for the launcher's routes only, never for the
+        // console's beside them.
+        let group = router.group().add(middleware: LaunchRequestGate<Context>())
+        let api = LauncherAPI(service: service, catalogueMaxAge: catalogueMaxAge, clock: clock)
+        do {
+            try api.registerHandlers(on: group, configuration: LauncherAPI.configuration)
+        } catch {
+            // Registration fails only for a server URL with no path; the default is `/`.
+            preconditionFailure("the launcher's routes could not be registered: \(error)")
         }
-        router.post("v1/launches") { request, _ in
-            do {
-                let launch = try await launch(request, service: service, now: clock())
-                let body = try JSONSerialization.data(
-                    withJSONObject: ["url": launch.url, "expires_at": iso8601(launch.expiresAt)],
-                    options: [.sortedKeys, .withoutEscapingSlashes]
-                )
-                return jsonResponse(.created, body)
-            } catch let error as LauncherError {
-                return errorResponse(error)
-            } catch {
-                return errorResponse(LauncherError(.mintFailed, "unexpected failure"))
+        addMethodNotAllowed(to: router, path: "v1/catalogue", allow: .get)
+        addMethodNotAllowed(to: router, path: "v1/launches", allow: .post)
+    }
+
+    /// The methods the document does not list for a path: 405 with `Allow` (RFC 9110 section
+    /// 15.5.6), not 404, since the resource exists.
+    private static func addMethodNotAllowed<Context: RequestContext>(to router: Router<Context>, path: RouterPath, allow: HTTPRequest.Method) {
+        // QUERY: the safe method with a body (draft-ietf-httpbis-safe-method-w-body), which
+        // clients and fuzzers already send.
+        let query = HTTPRequest.Method("QUERY").map { [$0] } ?? []
+        let others = ([.get, .post, .put, .delete, .patch, .options, .trace] + query).filter { $0 != allow }
+        for method in others {
+            router.on(path, method: method) { _, _ in
+                var headers = HTTPFields()
+                headers[.allow] = allow.rawValue
+                headers[.cacheControl] = "no-store"
+                return Response(status: .methodNotAllowed, headers: headers)
             }
         }
     }
 
+    /// `/readyz`: 200 only while shutdown has not begun and the identity provider can confirm
+    /// tokens (its discovery document or key set is loaded).
     private static func readinessResponse(service: LauncherService, readiness: ReadinessSwitch) async -> Response {
         var ready = false
         if readiness.isAcceptingWork {
             ready = await service.identityProvider.readiness()
         }
-        return jsonResponse(ready ? .ok : .serviceUnavailable, Data((ready ? "ready\n" : "not ready\n").utf8), contentType: "text/plain; charset=utf-8")
-    }
-
-    private static func launch(_ request: Request, service: LauncherService, now: Date) async throws -> MintedLaunch {
-        let token = try BearerCredentials.token(in: request.headers)
-        guard let contentType = request.headers[.contentType],
-              contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
-        else {
-            throw LauncherError(.unsupportedMediaType, "the body must be application/json")
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: LaunchRequestBody.maximumBytes)
-        } catch {
-            throw LauncherError(.requestTooLarge, "the body is larger than \(LaunchRequestBody.maximumBytes) bytes")
-        }
-        let appID = try LaunchRequestBody.appID(from: Data(buffer.readableBytesView))
-        return try await service.launch(appID: appID, accessToken: token, now: now)
-    }
-
-    /// The response for an error: `{"error": code}`, never the reason.
-    static func errorResponse(_ error: LauncherError) -> Response {
-        let body = Data(#"{"error":"\#(error.code.rawValue)"}"#.utf8)
-        var response = jsonResponse(HTTPResponse.Status(code: error.httpStatus), body)
-        if let challenge = error.bearerChallenge { response.headers[.wwwAuthenticate] = challenge }
-        if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
-        return response
-    }
-
-    private static func jsonResponse(_ status: HTTPResponse.Status, _ body: Data, contentType: String = "application/json") -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = contentType
+        headers[.contentType] = "text/plain; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-    }
-
-    private static func iso8601(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+        return Response(
+            status: ready ? .ok : .serviceUnavailable, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: ready ? "ready\n" : "not ready\n"))
+        )
     }
 }

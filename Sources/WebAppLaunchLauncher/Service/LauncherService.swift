@@ -166,9 +166,9 @@ public struct LauncherService: Sendable {
         }
         let partnerToken = try await partnerAccessToken(for: app, appToken: accessToken, signer: signer)
         let user = LaunchUser(accessToken: partnerToken, firstName: firstName, lastName: lastName, kvnumber: kvnumber)
-        let url: String
+        let signed: SignedLaunch
         do {
-            url = try signer.launchURL(for: appID, user: user, now: now)
+            signed = try signer.launch(for: appID, user: user, now: now)
         } catch {
             if error.code == .invalidClaims {
                 throw LauncherError(.invalidClaims, "a claim cannot be carried in a launch (\(error.code))")
@@ -178,9 +178,9 @@ public struct LauncherService: Sendable {
             }
             throw LauncherError(.mintFailed, "the signer failed (\(error.code))")
         }
-        let expiresAt = Date(timeIntervalSince1970: TimeInterval(UnixSeconds.of(now) + LaunchSigner.defaultLifetime))
         logger.info("launch.minted", metadata: ["app": .string(appID), "subject_ref": .string(subjectReference)])
-        return MintedLaunch(url: url, expiresAt: expiresAt)
+        // The expiry the token carries, as the signer wrote it: never recomputed here.
+        return MintedLaunch(url: signed.url, expiresAt: signed.expiryDate)
     }
 
     /// The access token the app's launch carries: never the app's own, unless the

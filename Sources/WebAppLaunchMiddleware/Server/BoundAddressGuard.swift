@@ -24,6 +24,28 @@ public final class BoundAddressGuard: Service {
         (addresses, continuation) = AsyncStream.makeStream(of: SocketAddress?.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Adds a guard to a server's services when the keyring holds development keys, and returns
+    /// the `onServerRunning` that hands it the bound address before calling `onServerRunning`:
+    /// the one way an entry point wires the guard.
+    /// - Parameters:
+    ///   - keyring: The keyring the server uses (a production keyring adds nothing).
+    ///   - services: The server's services; the guard is appended.
+    ///   - onServerRunning: What the server does once it listens.
+    /// - Returns: The `onServerRunning` to give the application.
+    public static func install(
+        for keyring: Keyring,
+        in services: inout [any Service],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    ) -> @Sendable (any Channel) async -> Void {
+        guard keyring.isDevelopment else { return onServerRunning }
+        let bindGuard = BoundAddressGuard(keyring: keyring)
+        services.append(bindGuard)
+        return { channel in
+            bindGuard.serverBound(channel.localAddress)
+            await onServerRunning(channel)
+        }
+    }
+
     /// Hands over the bound address (called from `onServerRunning`).
     /// - Parameter address: The listening channel's local address.
     public func serverBound(_ address: SocketAddress?) {
