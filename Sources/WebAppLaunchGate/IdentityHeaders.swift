@@ -72,13 +72,32 @@ public enum IdentityHeaders {
     /// - Parameter name: A field name as sent.
     /// - Returns: The folded name.
     public static func foldedName(_ name: String) -> String {
-        String(decoding: name.utf8.map { byte -> UInt8 in
-            switch byte {
-            case UInt8(ascii: "_"): UInt8(ascii: "-")
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 0x20
-            default: byte
-            }
-        }, as: UTF8.self)
+        String(decoding: name.utf8.map { folded($0) }, as: UTF8.self)
+    }
+
+    /// One byte of a name as ``foldedName(_:)`` folds it.
+    static func folded(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "_"): UInt8(ascii: "-")
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 0x20
+        default: byte
+        }
+    }
+
+    /// Whether `name`, folded (``foldedName(_:)``), starts with `prefix` (already folded),
+    /// without building the folded text: every field of every proxied request and response
+    /// is checked, so this allocates nothing.
+    static func folded(_ name: String, hasPrefix prefix: String) -> Bool {
+        var bytes = name.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = bytes.next(), folded(byte) == expected else { return false }
+        }
+        return true
+    }
+
+    /// Whether `name`, folded (``foldedName(_:)``), is `other` (already folded).
+    static func folded(_ name: String, equals other: String) -> Bool {
+        name.utf8.count == other.utf8.count && folded(name, hasPrefix: other)
     }
 
     /// Whether a field name is one of ours: starts with ``prefix`` once folded
@@ -86,7 +105,7 @@ public enum IdentityHeaders {
     /// - Parameter name: A field name.
     /// - Returns: `true` for `X-WebApp-Launch-…`, `x_webapp_launch_…`, `X-WebApp-Launch_KVNR`, ….
     public static func isIdentityField(_ name: HTTPField.Name) -> Bool {
-        foldedName(name.rawName).hasPrefix(prefix)
+        folded(name.rawName, hasPrefix: prefix)
     }
 
     /// The fields without any identity header: what is left of a client's request once

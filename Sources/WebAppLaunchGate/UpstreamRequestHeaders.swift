@@ -31,8 +31,9 @@ enum UpstreamRequestHeaders {
 
     /// Whether a client field is a forwarding field the policy replaces or removes.
     static func isForwardingField(_ name: HTTPField.Name) -> Bool {
-        let folded = IdentityHeaders.foldedName(name.rawName)
-        return folded == "host" || folded.hasPrefix("x-forwarded-") || folded == "forwarded" || folded == "x-real-ip"
+        let raw = name.rawName
+        return IdentityHeaders.folded(raw, equals: "host") || IdentityHeaders.folded(raw, hasPrefix: "x-forwarded-")
+            || IdentityHeaders.folded(raw, equals: "forwarded") || IdentityHeaders.folded(raw, equals: "x-real-ip")
     }
 
     /// The public URL's `host[:port]`, as `Host` and `X-Forwarded-Host` carry it.

@@ -11,7 +11,7 @@ struct LogLevelOption: ParsableArguments {
     func bootstrap() {
         let level = logLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

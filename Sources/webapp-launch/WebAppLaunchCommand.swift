@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// `webapp-launch`: mint, verify and inspect launch URLs, manage keys, run the web app.
 @main
@@ -25,6 +27,13 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
     /// Runs the command, mapping every usage or configuration error to exit code 2 with one
     /// line on stderr (argument-parser's default would be 64 and a usage block).
     static func main() async {
+        // One pool of threads for I/O and for request handling: NIO's event loops (one per
+        // core) run Swift Concurrency's jobs too, so a request's task resumes on the thread
+        // its connection's I/O just ran on instead of hopping to the cooperative pool and
+        // back for every read and write (issue 36: half the CPU of a launch went to those
+        // hops and to the core migrations they cause). First thing in the process, before
+        // any task is enqueued.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

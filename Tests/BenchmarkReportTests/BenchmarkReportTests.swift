@@ -18,14 +18,17 @@ struct BenchmarkReportTests {
         var exhaustedThreads = 0
         var non2xx = 0
         var readErrors = 0
+        /// The server's CPU time per request (µs), or `nil` for a trial recorded without it.
+        var cpuPerRequest: Double? = 30
 
         var json: String {
             let requests = Int(rps * 10)
+            let cpu = cpuPerRequest.map { ", \"cpu_us\": \(Int($0 * Double(requests)))" } ?? ""
             return """
             {"label": "\(label)", "requests": \(requests), "seconds": 10.0, "rps": \(rps), "bytes": \(requests * 2166), \
             "p50_ms": 0.7, "p90_ms": 1.0, "p99_ms": \(p99), "p999_ms": 4.0, "max_ms": 9.0, "non_2xx_3xx": \(non2xx), \
             "connect_errors": 0, "read_errors": \(readErrors), "write_errors": 0, "timeouts": 0, "lines": \(requests * 2), \
-            "lines_used": \(requests), "exhausted_threads": \(exhaustedThreads), "round": \(round), "migrations": 100}
+            "lines_used": \(requests), "exhausted_threads": \(exhaustedThreads), "round": \(round), "migrations": 100\(cpu)}
             """
         }
     }
@@ -94,6 +97,98 @@ struct BenchmarkReportTests {
         #expect(share.contains("50 % (by round: 40 %, 52 %, 87 %)"), "\(share)")
         #expect(share.contains("**MISSED**"), "\(share)")
         #expect(report.status == 0, "a missed target is a result, not an invalid run")
+    }
+
+    @Test("the server's CPU per launch is judged on the median of its trials, each trial's figure beside it")
+    func cpuPerLaunch() async throws {
+        var trials = Self.rounds(ours: [40_000, 41_000, 42_000])
+        for (index, cpu) in zip(trials.indices.filter { trials[$0].label == "webapp-launch" }, [35.0, 52.0, 38.0]) {
+            trials[index].cpuPerRequest = cpu
+        }
+        let report = try await Self.report(trials)
+        #expect(report.status == 0, "\(report.table)")
+        let row = report.row("server CPU per launch")
+        #expect(row.contains("38.0 µs (trials: 35.0, 52.0, 38.0)"), "\(row)")
+        #expect(row.contains("**met**"), "\(row)")
+        // The column in the server's row and in its trials.
+        #expect(report.row("`webapp-launch serve` (release").contains("38.0"))
+
+        for index in trials.indices where trials[index].label == "webapp-launch" { trials[index].cpuPerRequest = 45 }
+        let missed = try await Self.report(trials)
+        #expect(missed.row("server CPU per launch").contains("**MISSED**"), "\(missed.table)")
+    }
+
+    @Test("a trial recorded without its CPU time leaves the CPU target INVALID, never met")
+    func cpuNotRecorded() async throws {
+        var trials = Self.rounds(ours: [40_000, 41_000, 42_000])
+        let index = try #require(trials.firstIndex { $0.label == "webapp-launch" && $0.round == 2 })
+        trials[index].cpuPerRequest = nil
+        let report = try await Self.report(trials)
+        #expect(report.status == 1, "\(report.table)")
+        let row = report.row("server CPU per launch")
+        #expect(row.contains { $0.hasPrefix("**INVALID**") }, "\(row)")
+        #expect(!row.contains("**met**"), "\(row)")
+    }
+
+    /// Runs `loadtool.py gate-report` (scripts/bench-gate's report) over these trials.
+    static func gateReport(_ trials: [Trial], sessionLostIn lost: (label: String, round: Int)? = nil) async throws -> Report {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let lines = trials.map { trial in
+            var json = trial.json
+            json.removeLast()
+            let ok = lost.map { $0.label == trial.label && $0.round == trial.round } == true ? 0 : 1
+            return json + ", \"session_ok\": \(ok)}"
+        }
+        try lines.joined(separator: "\n").write(toFile: directory.path("gate.jsonl"), atomically: true, encoding: .utf8)
+        try """
+        {"date": "test", "cpu": "test", "cores": 2, "swift": "6", "nginx": "1", "wrk": "4", "load_before": "0",
+         "load_after": "0", "load_shape": "test", "connections": 32}
+        """.write(toFile: directory.path("machine.json"), atomically: true, encoding: .utf8)
+        let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
+        let result = try await runSubprocess("/usr/bin/env", [
+            "python3", tool, "gate-report", "--load", directory.path("gate.jsonl"),
+            "--machine", directory.path("machine.json"), "--markdown", directory.path("table.md"),
+        ])
+        return Report(status: result.status, table: result.standardOutput)
+    }
+
+    /// Three rounds of the gate benchmark's three static-upstream paths.
+    static func gateRounds(gate: [Double], authRequest: [Double], nginx: [Double] = [50_000, 48_000, 52_000]) -> [Trial] {
+        (0..<3).flatMap { index in
+            [
+                Trial(label: "gate-static", round: index + 1, rps: gate[index]),
+                Trial(label: "nginx-static", round: index + 1, rps: nginx[index]),
+                Trial(label: "authreq-static", round: index + 1, rps: authRequest[index]),
+            ]
+        }
+    }
+
+    @Test("the gate report judges both gate shapes on the medians against nginx proxy_pass, with each round's ratio")
+    func gateMedians() async throws {
+        // Gate: rounds 0.50, 0.65, 0.62 of nginx; median 31 k of 50 k = 0.62. auth_request: 0.80, 0.60, 0.69; median 36 k / 50 k.
+        let report = try await Self.gateReport(Self.gateRounds(gate: [25_000, 31_000, 32_000], authRequest: [40_000, 29_000, 36_000]))
+        #expect(report.status == 0, "\(report.table)")
+        let proxy = report.row("reverse-proxy gate vs nginx")
+        #expect(proxy.contains("0.62 x (by round: 0.50, 0.65, 0.62)"), "\(proxy)")
+        #expect(proxy.contains("**met**"), "\(proxy)")
+        let authRequest = report.row("nginx + gate (auth_request) vs nginx")
+        #expect(authRequest.contains("0.72 x (by round: 0.80, 0.60, 0.69)"), "\(authRequest)")
+        #expect(authRequest.contains("**met**"), "\(authRequest)")
+        #expect(report.row("CPU per request, reverse-proxy gate").contains("30.0 µs (trials: 30.0, 30.0, 30.0)"))
+    }
+
+    @Test("a gate trial with errors, or whose session stopped answering 200, makes its targets INVALID")
+    func gateInvalid() async throws {
+        var trials = Self.gateRounds(gate: [40_000, 41_000, 42_000], authRequest: [40_000, 41_000, 42_000])
+        let index = try #require(trials.firstIndex { $0.label == "gate-static" && $0.round == 1 })
+        trials[index].readErrors = 3
+        let report = try await Self.gateReport(trials, sessionLostIn: (label: "authreq-static", round: 3))
+        #expect(report.status == 1, "\(report.table)")
+        let proxy = report.row("reverse-proxy gate vs nginx")
+        #expect(proxy.contains { $0.hasPrefix("**INVALID**") && $0.contains("3 socket errors") }, "\(proxy)")
+        let authRequest = report.row("nginx + gate (auth_request) vs nginx")
+        #expect(authRequest.contains { $0.hasPrefix("**INVALID**") && $0.contains("session no longer answered 200") }, "\(authRequest)")
     }
 
     /// How one trial can fail to measure successful launches.

@@ -94,11 +94,25 @@ SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeouts")
 SUMMED = ("requests", "bytes", "non_2xx_3xx", "exhausted_threads", "lines", "lines_used") + SOCKET_ERRORS
 
 
+def cpu_per_request(entry):
+    """The server's CPU time (user + system, every thread of its processes, from /proc) per
+    completed request over the measured run, in microseconds; None when not recorded."""
+    if entry.get("cpu_us") is None or not entry.get("requests"):
+        return None
+    return entry["cpu_us"] / entry["requests"]
+
+
+def cpu_cell(value):
+    return "?" if value is None else f"{value:.1f}"
+
+
 def combined(trials):
     """One server's trials as one row: the median of each rate and percentile (each taken on
     its own), the worst maximum, and the sums of counts and errors, so an invalid trial makes
     the row invalid."""
     row = {key: statistics.median(t[key] for t in trials) for key in ("rps", "p50_ms", "p99_ms", "p999_ms")}
+    cpu = [c for c in (cpu_per_request(t) for t in trials) if c is not None]
+    row["cpu_us_per_request"] = statistics.median(cpu) if len(cpu) == len(trials) else None
     row["max_ms"] = max(t["max_ms"] for t in trials)
     row.update((key, sum(t.get(key, 0) for t in trials)) for key in SUMMED)
     row["trials"] = trials
@@ -199,31 +213,34 @@ def report(a):
         w(f"Each server ran once in each of {rounds} round(s), started afresh every time; a row gives the "
           "median of its trials' rates and of each percentile, the largest maximum, and the sums of counts.")
         w("")
-        w("| Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx/3xx | socket errors | bytes/response | links used / minted | Valid |")
-        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        w("| Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | non-2xx/3xx | socket errors | bytes/response | links used / minted | Valid |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for label, title in servers:
             e = load.get(label)
             if not e:
-                w(f"| {title} | (not run) | | | | | | | | | |")
+                w(f"| {title} | (not run) | | | | | | | | | | |")
                 continue
             sock = sum(e[key] for key in SOCKET_ERRORS)
             reason = invalid_reason(e)
             if reason:
                 invalid += 1
             links = f"{e['lines_used']:,} / {e.get('lines', 0):,}"
-            w(f"| {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['p999_ms']:.2f} | {e['max_ms']:.2f} | {e['non_2xx_3xx']} | {sock} | "
+            w(f"| {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['p999_ms']:.2f} | {e['max_ms']:.2f} | {cpu_cell(e['cpu_us_per_request'])} | {e['non_2xx_3xx']} | {sock} | "
               f"{e['bytes'] / max(e['requests'], 1):.0f} | {links} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+        w("")
+        w("CPU µs/request: the server's user + system time over every thread of its processes (nginx: master and worker), "
+          "read from /proc just before and after the measured run, divided by the requests wrk completed; the row gives the median of the trials.")
         w("")
         w("Every trial (core migrations: the scheduler's moves of the server's threads between the cores during the trial):")
         w("")
-        w("| Round | Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | core migrations | links used / minted | Valid |")
-        w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        w("| Round | Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | core migrations | links used / minted | Valid |")
+        w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         order = {label: index for index, (label, _) in enumerate(servers)}
         for entry in sorted((t for entries in trials.values() for t in entries),
                             key=lambda t: (t.get("round", 1), order.get(t["label"], len(order)))):
             reason = invalid_reason(entry)
             w(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
-              f"{entry['p999_ms']:.2f} | {entry['max_ms']:.2f} | {entry.get('migrations', '?')} | {entry['lines_used']:,} / {entry.get('lines', 0):,} | "
+              f"{entry['p999_ms']:.2f} | {entry['max_ms']:.2f} | {cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {entry['lines_used']:,} / {entry.get('lines', 0):,} | "
               f"{'**INVALID** (' + reason + ')' if reason else 'yes'} |")
         ours, ref, postgres = load.get("webapp-launch"), load.get("nginx"), load.get("webapp-launch-postgres")
 
@@ -238,6 +255,14 @@ def report(a):
             w(f"| throughput vs nginx secure_link | {share * 100:.0f} % (by round: {listed(per_round(ours, ref), lambda r: f'{r * 100:.0f} %')}) | ≥ 60 % | {judged(share >= 0.6, ours, ref)} |")
         if ours:
             w(f"| p99 latency at {machine.get('connections', 32)} connections | {ours['p99_ms']:.2f} ms (trials: {listed((t['p99_ms'] for t in ours['trials']), lambda v: f'{v:.2f}')}) | < 5 ms | {judged(ours['p99_ms'] < 5, ours)} |")
+        if ours:
+            cpu = ours["cpu_us_per_request"]
+            trials_cpu = listed((cpu_per_request(t) for t in ours["trials"]), cpu_cell)
+            if cpu is None:
+                w(f"| server CPU per launch (/proc, measured runs) | ? (trials: {trials_cpu}) | ≤ 40 µs | **INVALID** (CPU time not recorded) |")
+                invalid += 1
+            else:
+                w(f"| server CPU per launch (/proc, measured runs) | {cpu:.1f} µs (trials: {trials_cpu}) | ≤ 40 µs | {judged(cpu <= 40, ours)} |")
         if ours and postgres:
             pg_share = postgres["rps"] / ours["rps"]
             w(f"| PostgreSQL store vs in-memory store, launches/s | {pg_share * 100:.0f} % (by round: {listed(per_round(postgres, ours), lambda r: f'{r * 100:.0f} %')}) | ≥ 40 % | {judged(pg_share >= 0.4, ours, postgres)} |")
@@ -251,6 +276,115 @@ def report(a):
     if a.update:
         text = open(a.update).read()
         begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            open(a.update, "w").write(head + begin + "\n" + table + end + tail)
+    return invalid
+
+
+GATE_PATHS = [
+    ("gate-static", "static nginx (`return 200`, 1 worker)", "gate, reverse proxy (session check + identity headers)"),
+    ("nginx-static", "static nginx (`return 200`, 1 worker)", "nginx `proxy_pass` (2 workers), no authentication"),
+    ("authreq-static", "static nginx (`return 200`, 1 worker)", "nginx (2 workers) + gate, auth_request shape (`--print-nginx-config`)"),
+    ("gate-python", "Python `http.server` (GET /page)", "gate, reverse proxy (session check + identity headers)"),
+    ("nginx-python", "Python `http.server` (GET /page)", "nginx `proxy_pass` (2 workers), no authentication"),
+]
+
+
+def gate_invalid_reason(entry):
+    """invalid_reason, plus the gate benchmark's own rule: the session must still answer 200
+    after the run (a gate that lost it measured refusals)."""
+    reason = invalid_reason(entry)
+    if entry is not None and entry.get("session_ok", 1) == 0:
+        reason = "; ".join(r for r in (reason, "the session no longer answered 200 after the run") if r)
+    return reason
+
+
+def gate_report(a):
+    """The gate against nginx proxy_pass: medians of the rounds, every trial, the targets.
+    Returns the number of invalid rows and targets."""
+    trials = {}
+    for line in open(a.load):
+        line = line.strip()
+        if line.startswith("{"):
+            entry = json.loads(line)
+            trials.setdefault(entry["label"], []).append(entry)
+    load = {label: combined(entries) for label, entries in trials.items()}
+    for label, row in load.items():
+        reasons = [r for r in (gate_invalid_reason(t) for t in row["trials"]) if r]
+        row["invalid"] = "; ".join(dict.fromkeys(reasons)) or None
+    machine = json.load(open(a.machine))
+    invalid = 0
+    out = []
+    w = out.append
+    w(f"Run: {machine['date']} on {machine['cpu']} ({machine['cores']} cores); {machine['swift']}; {machine['nginx']}; {machine['wrk']}.")
+    w(f"Load average (1/5/15 min) before / after: {machine['load_before']} / {machine['load_after']}.")
+    w(f"{machine['load_shape']}")
+    w("")
+    w("| Upstream | Path | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/request | requests | non-2xx | socket errors | Valid |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for label, upstream, title in GATE_PATHS:
+        e = load.get(label)
+        if not e:
+            continue
+        sock = sum(e[key] for key in SOCKET_ERRORS)
+        if e["invalid"]:
+            invalid += 1
+        w(f"| {upstream} | {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['p999_ms']:.2f} | "
+          f"{cpu_cell(e['cpu_us_per_request'])} | {e['requests']:,} | {e['non_2xx_3xx']} | {sock} | "
+          f"{'**INVALID** (' + e['invalid'] + ')' if e['invalid'] else 'yes'} |")
+    w("")
+    w("CPU µs/request: user + system time of the proxying processes only (the gate; nginx's master and workers; "
+      "in the auth_request shape both), never the upstream's, from /proc before and after each measured run, "
+      "divided by the requests wrk completed; a row gives the medians of its trials.")
+    w("")
+    w("Every trial:")
+    w("")
+    w("| Round | Path | req/s | p50 ms | p99 ms | CPU µs/request | core migrations | Valid |")
+    w("|---:|---|---:|---:|---:|---:|---:|---|")
+    order = {label: index for index, (label, _, _) in enumerate(GATE_PATHS)}
+    for entry in sorted((t for entries in trials.values() for t in entries),
+                        key=lambda t: (t.get("round", 1), order.get(t["label"], len(order)))):
+        reason = gate_invalid_reason(entry)
+        w(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
+          f"{cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+
+    def judged(flag, *rows):
+        nonlocal invalid
+        reasons = [r["invalid"] for r in rows if r and r["invalid"]]
+        if any(r is None for r in rows):
+            reasons.append("not run")
+        if reasons:
+            invalid += 1
+            return f"**INVALID** ({'; '.join(reasons)})"
+        return "**met**" if flag else "**MISSED**"
+
+    def listed(values, form):
+        return ", ".join(form(v) for v in values)
+
+    gate, nginx, authreq = load.get("gate-static"), load.get("nginx-static"), load.get("authreq-static")
+    w("")
+    w("| Gate target (medians of the trials) | Value | Target | Result |")
+    w("|---|---:|---|---|")
+    if gate and nginx:
+        share = gate["rps"] / nginx["rps"]
+        w(f"| reverse-proxy gate vs nginx `proxy_pass`, static upstream | {share:.2f} x (by round: {listed(per_round(gate, nginx), lambda r: f'{r:.2f}')}) | ≥ 0.6 x | {judged(share >= 0.6, gate, nginx)} |")
+    if gate:
+        w(f"| reverse-proxy gate p99 at {machine.get('connections', 32)} connections | {gate['p99_ms']:.2f} ms (trials: {listed((t['p99_ms'] for t in gate['trials']), lambda v: f'{v:.2f}')}) | < 5 ms | {judged(gate['p99_ms'] < 5, gate)} |")
+    if authreq and nginx:
+        share = authreq["rps"] / nginx["rps"]
+        w(f"| nginx + gate (auth_request) vs nginx `proxy_pass` alone, static upstream | {share:.2f} x (by round: {listed(per_round(authreq, nginx), lambda r: f'{r:.2f}')}) | ≥ 0.7 x | {judged(share >= 0.7, authreq, nginx)} |")
+    for label, name in (("gate-static", "reverse-proxy gate"), ("authreq-static", "nginx + gate (auth_request)"), ("nginx-static", "nginx `proxy_pass`")):
+        row = load.get(label)
+        if row:
+            w(f"| CPU per request, {name} | {cpu_cell(row['cpu_us_per_request'])} µs (trials: {listed((cpu_per_request(t) for t in row['trials']), cpu_cell)}) | (reported) | |")
+    table = "\n".join(out) + "\n"
+    open(a.markdown, "w").write(table)
+    sys.stdout.write(table)
+    if a.update:
+        text = open(a.update).read()
+        begin, end = "<!-- gate-vs-nginx:begin -->", "<!-- gate-vs-nginx:end -->"
         if begin in text and end in text:
             head, rest = text.split(begin, 1)
             _, tail = rest.split(end, 1)
@@ -272,9 +406,13 @@ def main():
     for opt in ("--micro", "--replay", "--load", "--machine", "--markdown"):
         s.add_argument(opt, required=True)
     s.add_argument("--update")
+    s = sub.add_parser("gate-report")
+    for opt in ("--load", "--machine", "--markdown"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--update")
     a = p.parse_args()
-    if a.cmd == "report":
-        invalid = report(a)
+    if a.cmd in ("report", "gate-report"):
+        invalid = (report if a.cmd == "report" else gate_report)(a)
         if invalid:
             print(f"loadtool.py: {invalid} invalid result(s); see the rows marked INVALID", file=sys.stderr)
             sys.exit(1)

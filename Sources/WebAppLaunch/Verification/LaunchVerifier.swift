@@ -31,7 +31,7 @@ public struct LaunchVerifier: Sendable {
     /// canonical equivalence would let `unit=\u{212A}` (KELVIN SIGN) pass for `unit=K`.
     /// `text` is the audience as the verifier was configured with it: a verified launch's
     /// header carries that `String` (equal byte for byte) instead of a copy from the token.
-    private let expected: [(audience: [UInt8], text: String, parameters: [[UInt8]])]
+    private let expected: [(audience: [UInt8], text: String, parameters: [[UInt8]], url: RegisteredURL)]
     /// `appID`'s bytes, compared with the token's in place.
     private let appIDBytes: [UInt8]
 
@@ -53,7 +53,7 @@ public struct LaunchVerifier: Sendable {
         self.policy = policy
         self.expected = audiences.map { audience in
             let parameters = audience.query.map { Self.sortedBytes($0.utf8.split(separator: UInt8(ascii: "&"))) } ?? []
-            return (Array(audience.description.utf8), audience.description, parameters)
+            return (Array(audience.description.utf8), audience.description, parameters, audience)
         }
         self.appIDBytes = Array(appID.utf8)
     }
@@ -251,7 +251,9 @@ public struct LaunchVerifier: Sendable {
             header: header,
             claims: claims,
             replayID: replayID,
-            replayDeadline: ReplayRetention.deadline(expiresAt: fields.expiresAt)
+            replayDeadline: ReplayRetention.deadline(expiresAt: fields.expiresAt),
+            audience: expected.url,
+            acceptedUntil: deadlineOverflow ? nil : deadline
         )
     }
 

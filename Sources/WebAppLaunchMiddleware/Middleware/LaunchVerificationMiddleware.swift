@@ -136,8 +136,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         } catch {
             return try reject(error, request: request, context: context)
         }
-        // The verifier matched the audience byte for byte, so one of ours is it.
-        let audience = audiences.first { $0.description == launch.header.audience } ?? audiences[0]
+        let audience = launch.audience
         if let existing = liveSession(of: request), existing.kvnumber != launch.claims.kvnr.value, Self.isCrossSite(request, audience: audience) {
             // Login CSRF: another site must not swap the user's live session for someone else's.
             return try reject(code: SessionConflict.code, reason: .invalid, request: request, context: context, launch: launch)
@@ -163,8 +162,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         }
         // A claim can wait on its store; the launch must still be valid when it is granted.
         let nowSeconds = UnixSeconds.of(clock())
-        let (validUntil, overflow) = launch.header.expiresAt.addingReportingOverflow(verifier.policy.clockSkew)
-        guard overflow || nowSeconds < validUntil else {
+        guard launch.isAccepted(at: nowSeconds) else {
             return try reject(LaunchError(.expired, "the token expired while its claim waited"), request: request, context: context, launch: launch)
         }
         let (expiresAt, expiryOverflow) = nowSeconds.addingReportingOverflow(sessionLifetime)
