@@ -91,6 +91,30 @@ struct ServeReloadTests {
         #expect(fixture.logs.lines("config.reloaded", where: "config", is: "keyring+registry").count == 1)
     }
 
+    @Test("a session opened (and remembered) under a key is refused once a reload revokes that key")
+    func revokedKeyEndsOpenedSessions() async throws {
+        let old = try ReloadFixture.launcherKeyring(kid: "2026-11")
+        let fixture = try ReloadFixture(launcher: old)
+        defer { fixture.directory.remove() }
+        let server = try fixture.server()
+        let signer = try LaunchSigner(keyring: old, registry: Fixtures.registry)
+        try await server.makeApplication().test(.router) { client in
+            let launch = try await client.launch(try signer.launchToken(for: Fixtures.magazin.id, user: Fixtures.user), at: Fixtures.magazin, via: .get)
+            let cookie = try #require(launch.sessionCookie?.value)
+            // Twice: the second answer may come from the codec's cache of opened sessions.
+            for _ in 0..<2 {
+                #expect(try await client.get(Fixtures.cleanTarget(of: Fixtures.magazin), cookie: cookie).status == .ok)
+            }
+            let rotated = try old.adding(KeyringKey(kid: "2026-12", status: .active, secret: try KeySecret.generate()))
+                .setting(.revoked, forKeyID: "2026-11")
+            try rotated.exportingApp(Fixtures.magazin.id).write(toFile: fixture.keyringPath)
+            #expect(await server.verification.reload() == .reloaded(generation: 1))
+            let after = try await client.get(Fixtures.cleanTarget(of: Fixtures.magazin), cookie: cookie)
+            #expect(after.status != .ok, "a session sealed under a revoked key must not open, cached or not")
+            #expect(!String(buffer: after.body).contains(Fixtures.user.lastName))
+        }
+    }
+
     @Test("/readyz answers 503 once shutdown begins, while the store is fine")
     func readinessOffOnShutdown() async throws {
         let fixture = try ReloadFixture(launcher: try ReloadFixture.launcherKeyring(kid: "2026-11"))
