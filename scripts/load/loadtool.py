@@ -270,17 +270,23 @@ def report(a):
         if ours and all("accepted" in t for t in ours["trials"]):
             accepted = sum(t["accepted"] for t in ours["trials"])
             w(f"| launches accepted during the measured runs (server's /metrics) | {accepted:,} | ≥ {ours['requests']:,} completed requests (in-flight ones at the end count too) | |")
-    table = "\n".join(out) + "\n"
+    write_table(out, a, "results")
+    return invalid
+
+
+def write_table(lines, a, section):
+    """Writes a report's table to --markdown and standard output and, with --update, between
+    the file's `<!-- SECTION:begin -->` and `<!-- SECTION:end -->` markers."""
+    table = "\n".join(lines) + "\n"
     open(a.markdown, "w").write(table)
     sys.stdout.write(table)
     if a.update:
         text = open(a.update).read()
-        begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+        begin, end = "<!-- %s:begin -->" % section, "<!-- %s:end -->" % section
         if begin in text and end in text:
             head, rest = text.split(begin, 1)
             _, tail = rest.split(end, 1)
             open(a.update, "w").write(head + begin + "\n" + table + end + tail)
-    return invalid
 
 
 GATE_PATHS = [
@@ -379,16 +385,7 @@ def gate_report(a):
         row = load.get(label)
         if row:
             w(f"| CPU per request, {name} | {cpu_cell(row['cpu_us_per_request'])} µs (trials: {listed((cpu_per_request(t) for t in row['trials']), cpu_cell)}) | (reported) | |")
-    table = "\n".join(out) + "\n"
-    open(a.markdown, "w").write(table)
-    sys.stdout.write(table)
-    if a.update:
-        text = open(a.update).read()
-        begin, end = "<!-- gate-vs-nginx:begin -->", "<!-- gate-vs-nginx:end -->"
-        if begin in text and end in text:
-            head, rest = text.split(begin, 1)
-            _, tail = rest.split(end, 1)
-            open(a.update, "w").write(head + begin + "\n" + table + end + tail)
+    write_table(out, a, "gate-vs-nginx")
     return invalid
 
 

@@ -6,8 +6,9 @@ import Synchronization
 /// A hit needs the presented cookie to be **byte for byte** a value that opened before, for
 /// the same codec (same app, same keys: a codec built for a reloaded keyring starts empty);
 /// the entry is looked up by the cookie's last 22 characters, which encode its GCM tag (the
-/// MAC), and compared tag first, so an entry's other bytes are never compared against a
-/// value whose tag differs. Expiry is checked on every hit, as on every open. Bounded: at
+/// MAC), and compared in constant time over every byte (a remembered cookie is a live
+/// credential: how long a comparison takes must not tell a prober how much of it matched).
+/// Expiry is checked on every hit, as on every open. Bounded: at
 /// ``limit`` entries the cache is emptied and refills from the requests that follow (a flood
 /// of distinct valid cookies costs only the opens it would have cost anyway).
 package final class OpenedSessionCache: Sendable {
@@ -45,8 +46,8 @@ package final class OpenedSessionCache: Sendable {
     package var count: Int { entries.withLock { $0.count } }
 }
 
-/// A cookie value as a dictionary key: hashed by its tail (the GCM tag's characters), equal
-/// only when every byte is, the tail compared first.
+/// A cookie value as a dictionary key: hashed by its tail (the GCM tag's characters, with the
+/// process's random hash seed), equal only when every byte is, compared in constant time.
 struct CookieText: Hashable, Sendable {
     /// Characters of base64url that cover the 16-byte tag at the end of a sealed value.
     static let tagCharacters = 22
@@ -62,7 +63,10 @@ struct CookieText: Hashable, Sendable {
 
     static func == (left: CookieText, right: CookieText) -> Bool {
         let a = left.text.utf8, b = right.text.utf8
-        guard a.count == b.count, a.suffix(tagCharacters).elementsEqual(b.suffix(tagCharacters)) else { return false }
-        return a.elementsEqual(b)
+        // The length is not secret (every sealed cookie of an app has one of a few lengths).
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
     }
 }
