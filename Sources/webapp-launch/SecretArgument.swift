@@ -2,6 +2,12 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CoreFoundation)
+// `stat` is reachable through CoreFoundation as well as Glibc; with member import visibility
+// a build whose module graph finds it there first (the release build of the Benchmarks
+// package) needs this import to use its members.
+import CoreFoundation
+#endif
 
 /// The value of an option that carries a secret (an access token, a database password).
 ///
