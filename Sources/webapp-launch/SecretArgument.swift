@@ -1,13 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-#if canImport(CoreFoundation)
-// `stat` is reachable through CoreFoundation as well as Glibc; with member import visibility
-// a build whose module graph finds it there first (the release build of the Benchmarks
-// package) needs this import to use its members.
-import CoreFoundation
-#endif
+import WebAppLaunch
 
 /// The value of an option that carries a secret (an access token, a database password).
 ///
@@ -77,8 +69,7 @@ struct SecretArgument {
             }
             defer { try? handle.close() }
             // The mode of the bytes read, through the same descriptor.
-            var status = stat()
-            if fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_mode & 0o077 != 0 {
+            if let mode = DescriptorMode.of(handle.fileDescriptor), DescriptorMode.isRegularFile(mode), mode & 0o077 != 0 {
                 throw CommandFailure.configuration("\(option): the file `\(path)` is readable by group or others; run chmod 600")
             }
             return try text(of: handle.readData(ofLength: maximumByteCount + 1), option: option, source: "the file `\(path)`")

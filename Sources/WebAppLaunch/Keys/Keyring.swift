@@ -130,12 +130,11 @@ public struct Keyring: Sendable {
             throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & 0o170000 == 0o100000 else {
+        guard let mode = DescriptorMode.of(descriptor), DescriptorMode.isRegularFile(mode) else {
             throw KeyringError(.unreadableFile, "the keyring at \(path) is not a regular file")
         }
         do {
-            return (try handle.readToEnd() ?? Data(), Int(status.st_mode & 0o7777))
+            return (try handle.readToEnd() ?? Data(), Int(mode & 0o7777))
         } catch {
             throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
         }
