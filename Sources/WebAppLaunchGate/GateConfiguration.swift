@@ -1,5 +1,6 @@
 import Foundation
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppRegistry
 
 /// Everything the gate needs: which app it guards, at which public URL, with which keys, and
@@ -38,6 +39,15 @@ public struct GateConfiguration: Sendable {
     /// Applies to GET and HEAD requests without a `launch` parameter only. A path on the same
     /// site (``RedirectTarget``), never another host.
     public var unauthenticatedRedirect: RedirectTarget?
+
+    /// What a request without a session gets, decided once by the launch verification: the
+    /// 401 page, or the 303 to ``unauthenticatedRedirect`` (never for `/auth` in the
+    /// auth_request shape: nginx must see its 401).
+    public var unauthenticatedPolicy: UnauthenticatedPolicy {
+        guard let unauthenticatedRedirect else { return .rejectionPage }
+        let exempt = mode == .authRequest ? [AuthRequestEndpoint<WebAppRequestContext>.path] : []
+        return .redirect(to: unauthenticatedRedirect, except: exempt)
+    }
     /// The largest request body forwarded upstream; larger ones get 413.
     public var maximumRequestBodyBytes = 10 * 1024 * 1024
     /// The largest response body passed back; a larger announced one gives 502, a larger

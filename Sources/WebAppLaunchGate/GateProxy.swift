@@ -29,9 +29,14 @@ import WebAppRegistry
 ///   not taken within ``GateConfiguration/clientWriteTimeout`` ends it.
 /// - Logs carry the method, status and error type: never headers, cookies or bodies.
 public struct GateProxy: Sendable {
-    /// The header the gate's own responses never have; marks proxied responses between the
-    /// proxy and ``GateResponseHeadersMiddleware`` (removed before the response leaves).
-    static let proxiedMarker = HTTPField.Name("X-WebApp-Launch-Gate-Proxied")!
+    /// What ``forward(_:session:logger:)`` returns: whose answer it is is known where it is
+    /// made, so nothing downstream has to look at the response to tell.
+    public enum Outcome: Sendable {
+        /// The upstream's response, its headers cleaned: passed on as the upstream sent it.
+        case upstream(Response)
+        /// The gate's own refusal (400, 413, 429, 502, 504): it gets the gate's security headers.
+        case refused(Response)
+    }
 
     let client: HTTPClient
     let upstream: GateUpstream
@@ -91,17 +96,17 @@ public struct GateProxy: Sendable {
     ///   - session: Its verified session.
     ///   - logger: Where failures are logged (no personal data).
     /// - Returns: The upstream's response, or the gate's 400, 413, 429, 502 or 504.
-    public func forward(_ request: Request, session: LaunchSession, logger: Logger) async -> Response {
+    public func forward(_ request: Request, session: LaunchSession, logger: Logger) async -> Outcome {
         guard let target = request.head.path, let url = Self.upstreamURL(origin: upstream.description, target: target) else {
             // The HTTP client would rewrite this target (`//x`, a stray `%`): refused, not changed.
             logger.notice("gate.target_not_forwardable", metadata: ["method": "\(request.method)"])
-            return GateErrorResponse.make(.badRequest)
+            return .refused(GateErrorResponse.make(.badRequest))
         }
         guard let lease = slots.lease(for: Self.slotKey(session)) else {
             logger.notice("gate.session_upstream_limit", metadata: ["method": "\(request.method)", "status": "429"])
             var response = GateErrorResponse.make(.tooManyRequests)
             response.headers[.retryAfter] = "1"
-            return response
+            return .refused(response)
         }
         var upstreamRequest = HTTPClientRequest(url: url)
         upstreamRequest.method = HTTPMethod(rawValue: request.method.rawValue)
@@ -118,7 +123,7 @@ public struct GateProxy: Sendable {
         let announcedLength = request.headers[.contentLength].flatMap { Int($0) }
         if let announcedLength, announcedLength > maximumRequestBodyBytes {
             logger.notice("gate.request_too_large", metadata: ["method": "\(request.method)"])
-            return GateErrorResponse.make(.contentTooLarge)
+            return .refused(GateErrorResponse.make(.contentTooLarge))
         }
         let tripped = LimitTripwire()
         let hasBody = (announcedLength ?? 0) > 0 || request.headers[.transferEncoding] != nil
@@ -140,10 +145,10 @@ public struct GateProxy: Sendable {
             switch tripped.reason {
             case .tooLarge?:
                 logger.notice("gate.request_too_large", metadata: ["method": "\(request.method)"])
-                return GateErrorResponse.make(.contentTooLarge)
+                return .refused(GateErrorResponse.make(.contentTooLarge))
             case .launchInBody?:
                 logger.notice("launch.rejected", metadata: ["code": "\(LaunchVerificationMiddleware<WebAppRequestContext>.misplacedLaunchCode)"])
-                return GateErrorResponse.make(.badRequest)
+                return .refused(GateErrorResponse.make(.badRequest))
             case nil:
                 break
             }
@@ -152,7 +157,7 @@ public struct GateProxy: Sendable {
                 "method": "\(request.method)", "status": "\(status.code)",
                 "error": "\(Self.errorCode(error))",
             ])
-            return GateErrorResponse.make(status)
+            return .refused(GateErrorResponse.make(status))
         }
 
         var headers = HTTPFields()
@@ -164,22 +169,21 @@ public struct GateProxy: Sendable {
         let responseLength = headers[.contentLength].flatMap { Int($0) }
         if let responseLength, responseLength > maximumResponseBodyBytes {
             logger.error("gate.response_too_large", metadata: ["method": "\(request.method)", "status": "502"])
-            return GateErrorResponse.make(.badGateway)
+            return .refused(GateErrorResponse.make(.badGateway))
         }
-        headers[Self.proxiedMarker] = "1"
         let status = HTTPResponse.Status(code: Int(response.status.code))
         if let responseLength, responseLength <= responseBufferBytes, request.method != .head {
             // Read whole before the client gets a byte: the upstream connection and the
             // session's slot are free again however slowly the client reads.
             do {
                 let whole = try await response.body.collect(upTo: responseLength)
-                return Response(status: status, headers: headers, body: .init(byteBuffer: whole))
+                return .upstream(Response(status: status, headers: headers, body: .init(byteBuffer: whole)))
             } catch {
                 let status = Self.status(for: error)
                 logger.error("gate.upstream_failed", metadata: [
                     "method": "\(request.method)", "status": "\(status.code)", "error": "\(Self.errorCode(error))",
                 ])
-                return GateErrorResponse.make(status)
+                return .refused(GateErrorResponse.make(status))
             }
         }
         let limit = maximumResponseBodyBytes
@@ -198,7 +202,7 @@ public struct GateProxy: Sendable {
             try await writer.finish(nil)
             withExtendedLifetime(lease) {}
         }
-        return Response(status: status, headers: headers, body: body)
+        return .upstream(Response(status: status, headers: headers, body: body))
     }
 
     /// The upstream URL for a request target, when the HTTP client sends that target

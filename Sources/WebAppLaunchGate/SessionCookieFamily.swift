@@ -12,9 +12,9 @@ import WebAppLaunchMiddleware
 /// ``nginxPasses`` occurrences, and `/auth` refuses a request carrying more.
 public enum SessionCookieFamily {
     /// The plain-http name (loopback development).
-    public static var plainName: String { LaunchVerificationMiddleware<WebAppRequestContext>.cookieName }
+    public static var plainName: String { SessionCookieName.plain }
     /// The prefix of the https names (one per app id).
-    public static var hostPrefix: String { "__Host-" + plainName + "_" }
+    public static var hostPrefix: String { SessionCookieName.hostPrefix }
     /// How many occurrences the nginx configuration's maps remove; `/auth` refuses more.
     public static let nginxPasses = 4
 

@@ -106,7 +106,8 @@ public struct WebAppGate: Sendable {
                 verifier: verifier,
                 replayStore: replayStore,
                 sessionLifetime: configuration.sessionLifetime,
-                clock: configuration.clock
+                clock: configuration.clock,
+                unauthenticated: configuration.unauthenticatedPolicy
             )
         } catch let error as ConfigurationError {
             throw error
@@ -115,24 +116,35 @@ public struct WebAppGate: Sendable {
         }
     }
 
-    /// The router: response headers, optional redirect, launch verification, then the proxy
-    /// or the auth_request endpoint.
+    /// The router: the gate's own stages (readiness, launch verification with the
+    /// configuration's ``GateConfiguration/unauthenticatedPolicy``), then the proxy or the
+    /// auth_request endpoint.
+    ///
+    /// Every answer the gate makes itself carries the security headers; a proxied response
+    /// goes out as the upstream sent it (``GateResponseHeadersMiddleware``).
     /// - Returns: The router.
     public func makeRouter() -> Router<WebAppRequestContext> {
         let router = Router(context: WebAppRequestContext.self)
-        router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme == "https"))
-        router.add(middleware: ReadinessEndpoint(store: replayStore, readiness: readiness))  // `/readyz`, never proxied
-        if let location = configuration.unauthenticatedRedirect {
-            let exempt: String? = configuration.mode == .authRequest ? AuthRequestEndpoint<WebAppRequestContext>.path : nil
-            router.add(middleware: UnauthenticatedRedirectMiddleware(location: location.path, exemptPath: exempt))
-        }
-        router.add(middleware: ReloadingLaunchMiddleware(verification))
+        let strictTransportSecurity = configuration.publicURL.scheme == "https"
+        let readinessEndpoint = ReadinessEndpoint<WebAppRequestContext>(store: replayStore, readiness: readiness)  // `/readyz`, never proxied
+        let verifying = ReloadingLaunchMiddleware(verification)
         switch configuration.mode {
         case .reverseProxy(let upstream):
+            router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: strictTransportSecurity) {
+                readinessEndpoint
+                verifying
+            })
             // Every path and method goes upstream: the proxy is the last middleware and never
             // calls the router's own (empty) routes.
-            router.add(middleware: ProxyMiddleware(proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream)))
+            router.add(middleware: ProxyMiddleware(
+                proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream),
+                security: SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
+            ))
         case .authRequest:
+            // Nothing is proxied in this shape: every answer is the gate's own.
+            router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity))
+            router.add(middleware: readinessEndpoint)
+            router.add(middleware: verifying)
             router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken, appPaths: [configuration.publicURL.path]))
             router.add(middleware: ExchangeFallbackMiddleware(
                 appPaths: [configuration.publicURL.path],
@@ -176,14 +188,21 @@ public struct WebAppGate: Sendable {
     }
 }
 
-/// The reverse proxy as the router's last step.
+/// The reverse proxy as the router's last step: the upstream's answer as it came, the
+/// proxy's own refusals with the gate's security headers.
 struct ProxyMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
     let proxy: GateProxy
+    let security: SecurityHeadersMiddleware<Context>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // LaunchVerificationMiddleware only lets requests with a live session through.
         let session = try context.requireLaunchSession()
-        return await proxy.forward(request, session: session, logger: context.logger)
+        switch await proxy.forward(request, session: session, logger: context.logger) {
+        case .upstream(let response):
+            return response
+        case .refused(let response):
+            return try await security.handle(request, context: context) { _, _ in response }
+        }
     }
 }
 

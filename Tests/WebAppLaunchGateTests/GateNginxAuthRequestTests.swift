@@ -126,6 +126,20 @@ struct GateNginxAuthRequestTests {
         }
     }
 
+    @Test("with a redirect configured, /auth still answers 401 (nginx must see it); other paths at the gate redirect")
+    func authEndpointIsExemptFromTheRedirect() async throws {
+        try await withGate(mode: .authRequest, adjust: { $0.unauthenticatedRedirect = try! RedirectTarget("/start") }) { publicURL, client in
+            let original = [("X-Original-URI", "/articles?id=7"), ("X-Original-Method", "GET")]
+            let auth = try await client.send(publicURL.description + "auth", headers: original)
+            #expect(auth.status == 401)
+            #expect(auth.headers["location"].isEmpty)
+            let page = try await client.send(publicURL.description + "articles")
+            #expect(page.status == 303)
+            #expect(page.headers["location"] == ["/start"])
+            #expect(page.headers["cache-control"] == ["no-store"])
+        }
+    }
+
     @Test("the launch token never appears in nginx's access log")
     func noTokenInAccessLog() async throws {
         let upstream = try await EchoUpstream()

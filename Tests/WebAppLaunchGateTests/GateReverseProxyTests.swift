@@ -101,8 +101,19 @@ struct GateReverseProxyTests {
             let reply = try await client.send(publicURL.description + "page")
             #expect(reply.status == 303)
             #expect(reply.headers["location"] == ["/start?from=gate"])
+            // The redirect is the gate's own answer: it carries the gate's headers.
+            #expect(reply.headers["cache-control"] == ["no-store"])
+            #expect(reply.headers["content-security-policy"].first?.contains("default-src 'none'") == true)
+            #expect(try await client.send(publicURL.description + "page", method: .HEAD).status == 303)
             let post = try await client.send(publicURL.description + "page", method: .POST, body: Array("a=1".utf8))
             #expect(post.status == 401)
+            // A launch keeps its own answer with its reason: never redirected.
+            let launch = try GateFixtures.launchURL(for: publicURL)
+            #expect(try await client.send(launch).status == 303)
+            let reused = try await client.send(launch)
+            #expect(reused.status == 401)
+            #expect(reused.body.contains("already_used"))
+            #expect(reused.headers["location"].isEmpty)
         }
     }
 
@@ -210,6 +221,9 @@ struct GateReverseProxyTests {
             #expect(reply.status == 502)
             #expect(ContinuousClock.now - started < .seconds(3))
             #expect(reply.body == "502 Bad Gateway\n")
+            // The proxy's own refusal carries the gate's headers, unlike a proxied page.
+            #expect(reply.headers["cache-control"] == ["no-store"])
+            #expect(reply.headers["content-security-policy"].first?.contains("default-src 'none'") == true)
         }
     }
 

@@ -11,14 +11,19 @@ import WebAppRegistry
 /// The middleware library alone, in a plain Hummingbird app: what an embedding web app gets.
 @Suite("The middleware works in any Hummingbird app: its handler reads its own form, and only launch forms are read")
 struct MiddlewareStandaloneTests {
-    static func application(audiences: [RegisteredURL] = [Fixtures.magazin.url], keyring: Keyring = Fixtures.keyring) throws -> some ApplicationProtocol {
+    static func application(
+        audiences: [RegisteredURL] = [Fixtures.magazin.url],
+        keyring: Keyring = Fixtures.keyring,
+        unauthenticated: UnauthenticatedPolicy = .rejectionPage
+    ) throws -> some ApplicationProtocol {
         let verifier = try LaunchVerifier(keyring: keyring, appID: Fixtures.magazin.id, audiences: audiences)
         let router = Router(context: WebAppRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         let middleware = try LaunchVerificationMiddleware<WebAppRequestContext>(
             verifier: verifier,
             replayStore: InMemoryReplayStore(capacity: 64),
-            clock: { Fixtures.now }
+            clock: { Fixtures.now },
+            unauthenticated: unauthenticated
         )
         for audience in audiences {
             let group = router.group(RouterPath(audience.path)).add(middleware: middleware)
@@ -35,6 +40,39 @@ struct MiddlewareStandaloneTests {
             }
         }
         return Application(router: router)
+    }
+
+    @Test("the unauthenticated policy is decided where the session is missing: GET redirects, except on exempt paths; POST and rejected launches keep 401")
+    func unauthenticatedPolicy() async throws {
+        let signIn = try RedirectTarget("/signin?next=1")
+        try await Self.application(unauthenticated: .redirect(to: signIn)).test(.router) { client async throws in
+            let get = try await client.execute(uri: "/apps/healthmagazin", method: .get)
+            #expect(get.status == .seeOther)
+            #expect(get.headers[.location] == "/signin?next=1")
+            let post = try await client.execute(
+                uri: "/apps/healthmagazin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "comment=hi")
+            )
+            #expect(post.status == .unauthorized)
+            let tampered = try await client.execute(uri: "/apps/healthmagazin?launch=AAAA", method: .get)
+            #expect(tampered.status == .unauthorized)
+            #expect(tampered.headers[.location] == nil)
+        }
+        let exempt = UnauthenticatedPolicy.redirect(to: signIn, except: ["/apps/healthmagazin"])
+        for policy in [exempt, .rejectionPage] {
+            try await Self.application(unauthenticated: policy).test(.router) { client async throws in
+                #expect(try await client.execute(uri: "/apps/healthmagazin", method: .get).status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("the session cookie's name comes from one rule: __Host- and the app id over https, the plain name on http")
+    func sessionCookieNames() throws {
+        let https = try RegisteredURL("https://apps.example/magazin/")
+        let http = try RegisteredURL("http://127.0.0.1:8080/magazin/")
+        #expect(SessionCookieName.name(for: https, appID: "healthmagazin") == "__Host-webapp_launch_session_healthmagazin")
+        #expect(SessionCookieName.name(for: http, appID: "healthmagazin") == "webapp_launch_session")
+        #expect(SessionCookieName.hostPrefix == "__Host-" + SessionCookieName.plain + "_")
     }
 
     @Test("after the middleware looked for a launch in a form, the handler still reads the whole form")

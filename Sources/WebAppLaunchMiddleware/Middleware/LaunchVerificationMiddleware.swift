@@ -24,23 +24,6 @@ import WebAppRegistry
 ///     .get { _, context in try context.requireLaunchSession().firstName }
 /// ```
 public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: RouterMiddleware {
-    /// The name of the session cookie for apps served over plain http (loopback development).
-    public static var cookieName: String { "webapp_launch_session" }
-
-    /// The session cookie's name for an audience.
-    ///
-    /// Over https the cookie carries the `__Host-` prefix, which browsers accept only with
-    /// `Secure`, `Path=/` and no `Domain`: a sibling subdomain cannot plant or shadow it
-    /// (cookie tossing). `Path=/` means every app on one origin sees it, so the app id is part
-    /// of the name, and the session inside is sealed for that app anyway. Plain http (only
-    /// loopback development) keeps the path-scoped ``cookieName``.
-    /// - Parameters:
-    ///   - audience: The registered URL the launch matched.
-    ///   - appID: The app the session is for.
-    /// - Returns: The cookie name.
-    public static func cookieName(for audience: RegisteredURL, appID: String) -> String {
-        audience.scheme == "https" ? "__Host-webapp_launch_session_\(appID)" : cookieName
-    }
     /// The largest form body read when looking for a `launch` field (form POSTs to the app's
     /// own path only; other requests' bodies are not touched).
     public static var maximumFormBytes: Int { 32 * 1024 }
@@ -48,14 +31,12 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     let verifier: LaunchVerifier
     let replayStore: any ReplayStore
     let cookies: SessionCookieCodec
+    let unauthenticated: UnauthenticatedPolicy
     let sessionLifetime: UInt64
     let clock: @Sendable () -> Date
     let metrics: LaunchMetrics?
-    /// The verifier's audiences with their paths, to route the 303 and scope the cookie to the
-    /// audience the launch matched.
+    /// The verifier's audiences, whose paths take launches (``LaunchRequestKind``).
     let audiences: [RegisteredURL]
-    /// The session cookie names of those audiences (one per scheme in use).
-    let cookieNames: [String]
 
     /// Creates the middleware for one app.
     /// - Parameters:
@@ -65,6 +46,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     ///   - sessionLifetime: Seconds a session lasts; default 30 minutes.
     ///   - clock: The current time (injectable in tests).
     ///   - metrics: Counters and latency, or `nil`.
+    ///   - unauthenticated: What a request without a session gets; by default the 401 page.
     /// - Throws: ``KeyringError/Code/appMismatch`` when `sessionSealer` seals for another app
     ///   than the verifier's: its cookies would open another app's sessions;
     ///   `ConfigurationError` (`development_keys_off_loopback`) when the verifier holds
@@ -76,7 +58,8 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         sessionSealer: SessionSealer? = nil,
         sessionLifetime: UInt64 = 1800,
         clock: @escaping @Sendable () -> Date = { Date() },
-        metrics: LaunchMetrics? = nil
+        metrics: LaunchMetrics? = nil,
+        unauthenticated: UnauthenticatedPolicy = .rejectionPage
     ) throws {
         let sealer = sessionSealer ?? SessionSealer(verifier: verifier)
         guard sealer.appID == verifier.appID else {
@@ -85,17 +68,12 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         try DevelopmentKeyPolicy.check(verifier.keyring, bindHost: nil, publicURLs: verifier.audiences)
         self.verifier = verifier
         self.replayStore = replayStore
-        self.cookies = SessionCookieCodec(sealer: sealer)
+        self.cookies = SessionCookieCodec(sealer: sealer, audiences: verifier.audiences)
+        self.unauthenticated = unauthenticated
         self.sessionLifetime = sessionLifetime
         self.clock = clock
         self.metrics = metrics
         self.audiences = verifier.audiences
-        var names: [String] = []
-        for audience in verifier.audiences {
-            let name = Self.cookieName(for: audience, appID: verifier.appID)
-            if !names.contains(name) { names.append(name) }
-        }
-        self.cookieNames = names
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -118,13 +96,14 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         if LaunchParameters.carriesLaunch(query) || LaunchParameters.carriesLaunch(form) {
             return try await exchange(query: query, form: form, request: request, context: context)
         }
-        if let session = liveSession(of: request) {
+        if let session = cookies.session(of: request, now: UnixSeconds.of(clock())) {
             var context = context
             context.launchSession = session
             return try await next(request, context)
         }
         context.logger.info("launch.rejected", metadata: ["app": "\(verifier.appID)", "code": "no_session"])
         metrics?.rejected(app: verifier.appID, code: "no_session")
+        if let redirect = unauthenticated.redirect(for: request) { return redirect }
         return try RejectionResponse(.noSession, status: .unauthorized).response(from: request, context: context)
     }
 
@@ -137,7 +116,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             return try reject(error, request: request, context: context)
         }
         let audience = launch.audience
-        if let existing = liveSession(of: request), existing.kvnumber != launch.claims.kvnr.value, Self.isCrossSite(request, audience: audience) {
+        if let existing = cookies.session(of: request, now: UnixSeconds.of(clock())), existing.kvnumber != launch.claims.kvnr.value, Self.isCrossSite(request, audience: audience) {
             // Login CSRF: another site must not swap the user's live session for someone else's.
             return try reject(code: SessionConflict.code, reason: .invalid, request: request, context: context, launch: launch)
         }
@@ -166,12 +145,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             return try reject(LaunchError(.expired, "the token expired while its claim waited"), request: request, context: context, launch: launch)
         }
         let (expiresAt, expiryOverflow) = nowSeconds.addingReportingOverflow(sessionLifetime)
-        var session = LaunchSession(launch: launch, expiresAt: expiryOverflow ? .max : expiresAt)
-        var value = try cookies.seal(session)
-        if value.utf8.count > SessionCookieCodec.maximumCookieBytes {
-            session = LaunchSession(launch: launch, expiresAt: session.expiresAt, includeAccessToken: false)
-            value = try cookies.seal(session)
-        }
+        let setCookie = try cookies.setCookie(for: launch, expiresAt: expiryOverflow ? .max : expiresAt, maxAge: sessionLifetime)
         context.logger.info("launch.accepted", metadata: [
             "app": "\(verifier.appID)", "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
             "mode": "\(launch.header.mode)",
@@ -179,27 +153,8 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         metrics?.accepted(app: verifier.appID, duration: ContinuousClock.now - started)
         var response = Response(status: .seeOther)
         response.headers[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
-        let secure = audience.scheme == "https"
-        // Appended as one field: `setCookie` would re-read and re-validate every Set-Cookie.
-        response.headers.append(HTTPField(name: .setCookie, value: SessionSetCookie.value(
-            name: Self.cookieName(for: audience, appID: verifier.appID),
-            value: value,
-            maxAge: Int(clamping: sessionLifetime),
-            path: secure ? "/" : audience.path,
-            secure: secure
-        )))
+        response.headers.append(setCookie)
         return response
-    }
-
-    /// The session this request's cookie carries, if it opens, is for this app and is live.
-    private func liveSession(of request: Request) -> LaunchSession? {
-        let now = UnixSeconds.of(clock())
-        for name in cookieNames {
-            if let value = request.cookies[name]?.value, let session = cookies.open(value[...], now: now) {
-                return session
-            }
-        }
-        return nil
     }
 
     private func reject(_ error: LaunchError, request: Request, context: Context, launch: VerifiedLaunch? = nil) throws -> Response {

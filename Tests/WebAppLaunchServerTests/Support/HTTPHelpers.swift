@@ -23,7 +23,7 @@ extension HTTPField.Name {
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }
 
-let sessionCookieName = LaunchVerificationMiddleware<WebAppRequestContext>.cookieName
+let sessionCookieName = SessionCookieName.plain
 
 extension TestClientProtocol {
     /// Presents a launch token at an app: GET of the launch URL's target, or POST of the
