@@ -42,6 +42,37 @@ struct ReloadCommandTests {
         }
     }
 
+    /// An entry point running on a fresh production launcher keyring's exported app keyring,
+    /// with a registry of its one app at its port: the start every row of this suite shares.
+    struct Started {
+        let directory: TemporaryDirectory
+        let port: Int
+        /// The launcher keyring (root secrets), which mints.
+        let launcher: String
+        let registry: String
+        /// The app keyring the entry point reads (and reloads).
+        let appKeyring: String
+        let process: BackgroundSubprocess
+
+        static func start(_ entryPoint: EntryPoint, extraArguments: [String] = []) async throws -> Self {
+            let directory = try TemporaryDirectory()
+            let port = try freeLoopbackPort()
+            let launcher = try await makeKeyring(in: directory, development: false)
+            let registry = directory.path("registry.json")
+            try #"{"apps": [{"id": "healthmagazin", "title": "Gesundheitsmagazin", "url": "\#(entryPoint.appURL(port: port))"}]}"#
+                .write(toFile: registry, atomically: true, encoding: .utf8)
+            let appKeyring = directory.path("healthmagazin.keyring.json")
+            let export = try await CLI.run(["keygen", "--export-app", "healthmagazin", "--keyring", launcher, "--out", appKeyring])
+            guard export.status == 0 else { throw SubprocessError(message: "keygen --export-app exited \(export.status)") }
+            let process = try BackgroundSubprocess(
+                CLI.executablePath, entryPoint.arguments(port: port, keyring: appKeyring, registry: registry) + extraArguments,
+                standardErrorPath: directory.path("\(entryPoint).log")
+            )
+            _ = try await process.firstLine(within: .seconds(15)) { $0.contains(entryPoint.banner) }
+            return Self(directory: directory, port: port, launcher: launcher, registry: registry, appKeyring: appKeyring, process: process)
+        }
+    }
+
     /// Waits (bounded) until the log holds `count` lines containing `text`.
     static func waitForLog(_ process: BackgroundSubprocess, _ text: String, count: Int) async throws -> Bool {
         for _ in 0..<200 {
@@ -53,20 +84,10 @@ struct ReloadCommandTests {
 
     @Test("a new app keyring is taken on SIGHUP, launches under the new key verify; a keyring readable by others is refused and the old one stays", arguments: EntryPoint.allCases)
     func reloadsOnSIGHUP(entryPoint: EntryPoint) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let port = try freeLoopbackPort()
-        let launcher = try await makeKeyring(in: directory, development: false)
-        let registry = directory.path("registry.json")
-        try #"{"apps": [{"id": "healthmagazin", "title": "Gesundheitsmagazin", "url": "\#(entryPoint.appURL(port: port))"}]}"#
-            .write(toFile: registry, atomically: true, encoding: .utf8)
-        let appKeyring = directory.path("healthmagazin.keyring.json")
-        #expect(try await CLI.run(["keygen", "--export-app", "healthmagazin", "--keyring", launcher, "--out", appKeyring]).status == 0)
-        let process = try BackgroundSubprocess(
-            CLI.executablePath, entryPoint.arguments(port: port, keyring: appKeyring, registry: registry),
-            standardErrorPath: directory.path("\(entryPoint).log")
-        )
-        _ = try await process.firstLine(within: .seconds(15)) { $0.contains(entryPoint.banner) }
+        let started = try await Started.start(entryPoint)
+        defer { started.directory.remove() }
+        let (directory, port, launcher, registry, appKeyring, process) =
+            (started.directory, started.port, started.launcher, started.registry, started.appKeyring, started.process)
         #expect(try await httpStatus(of: try await CLI.mint(keyring: launcher, registry: registry)) == 303)
 
         // The runbook's first steps: a new key in a copy, exported, the verifier reloaded.
@@ -97,20 +118,9 @@ struct ReloadCommandTests {
 
     @Test("SIGTERM turns /readyz to 503 first while the listener still serves, then the process drains and exits 0", arguments: EntryPoint.allCases)
     func readinessOffFirst(entryPoint: EntryPoint) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let port = try freeLoopbackPort()
-        let launcher = try await makeKeyring(in: directory, development: false)
-        let registry = directory.path("registry.json")
-        try #"{"apps": [{"id": "healthmagazin", "title": "Gesundheitsmagazin", "url": "\#(entryPoint.appURL(port: port))"}]}"#
-            .write(toFile: registry, atomically: true, encoding: .utf8)
-        let appKeyring = directory.path("healthmagazin.keyring.json")
-        #expect(try await CLI.run(["keygen", "--export-app", "healthmagazin", "--keyring", launcher, "--out", appKeyring]).status == 0)
-        let process = try BackgroundSubprocess(
-            CLI.executablePath, entryPoint.arguments(port: port, keyring: appKeyring, registry: registry) + ["--shutdown-delay", "15"],
-            standardErrorPath: directory.path("\(entryPoint).log")
-        )
-        _ = try await process.firstLine(within: .seconds(15)) { $0.contains(entryPoint.banner) }
+        let started = try await Started.start(entryPoint, extraArguments: ["--shutdown-delay", "15"])
+        defer { started.directory.remove() }
+        let (port, process) = (started.port, started.process)
         let readyz = "http://127.0.0.1:\(port)/readyz"
         #expect(try await httpStatus(of: readyz) == 200)
         #expect(kill(process.pid, SIGTERM) == 0)
