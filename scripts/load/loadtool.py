@@ -4,6 +4,7 @@
   loadtool.py nginx-links --count N --path /apps/healthmagazin --length L --secret S > links.txt
   loadtool.py nginx-conf --template T --prefix DIR --port P --path /apps/... --secret S --response FILE > nginx.conf
   loadtool.py report --micro DIR --replay FILE --load FILE --machine FILE --markdown OUT [--update BENCHMARKS.md]
+  loadtool.py gate-report --load FILE --machine FILE --markdown OUT [--update BENCHMARKS.md]
 """
 import argparse, base64, glob, hashlib, json, os, re, statistics, sys, time
 
@@ -164,11 +165,10 @@ def report(a):
             return f"**INVALID** ({'; '.join(reasons)})"
         return ok(flag)
 
-    out = []
-    w = out.append
+    w = ReportLines()
     w(f"Run: {machine['date']} on {machine['cpu']} ({machine['cores']} cores, {machine['memory']}), "
-      f"{machine['kernel']}; {machine['swift']}; {machine['openssl']}; {machine['nginx']}; {machine['wrk']}.")
-    w(f"Load average before / after: {machine['load_before']} / {machine['load_after']}.")
+      f"{machine['kernel']}; {machine['swift']}; {machine['openssl']}; {machine['nginx']}; {machine['wrk']}. "
+      f"Load average before / after: {machine['load_before']} / {machine['load_after']}.")
     w("")
     if have_micro:
         m = micro
@@ -178,42 +178,32 @@ def report(a):
         j_ver_sea = m["jwtkit.hs256.verify"] / m["verify.sealed"]
         j_sig_sig = m["jwtkit.hs256.sign"] / m["mint.signed"]
         j_sig_sea = m["jwtkit.hs256.sign"] / m["mint.sealed"]
-        w("### Micro-benchmarks (one process, one run; median sample of 64 operations, per operation)")
-        w("")
-        w("| Operation | ns/op (median) | Ratio | Target | Result |")
-        w("|---|---:|---:|---|---|")
-        w(f"| raw OpenSSL HMAC-SHA256, reused keyed ctx, signed token's MAC input ({machine.get('mac_input_signed', '?')} B) | {m['floor.hmac.signed']:.0f} | 1.00 (floor) | | |")
-        w(f"| `verify` signed | {m['verify.signed']:.0f} | {r_sig:.2f} x floor | ≤ 2.0 x | {ok(r_sig <= 2.0)} |")
-        w(f"| raw OpenSSL HMAC-SHA256, sealed token's MAC input ({machine.get('mac_input_sealed', '?')} B) | {m['floor.hmac.sealed']:.0f} | 1.00 (floor) | | |")
-        w(f"| `verify` sealed | {m['verify.sealed']:.0f} | {r_sea:.2f} x floor | ≤ 3.0 x | {ok(r_sea <= 3.0)} |")
-        w(f"| jwt-kit 5.8.0 HS256 verify | {m['jwtkit.hs256.verify']:.0f} | {j_ver_sig:.2f} x our signed verify, {j_ver_sea:.2f} x sealed | ≥ 5 x | {ok(min(j_ver_sig, j_ver_sea) >= 5)} |")
-        w(f"| `mint` signed | {m['mint.signed']:.0f} | | | |")
-        w(f"| `mint` sealed | {m['mint.sealed']:.0f} | | | |")
-        w(f"| jwt-kit 5.8.0 HS256 sign | {m['jwtkit.hs256.sign']:.0f} | {j_sig_sig:.2f} x our signed mint, {j_sig_sea:.2f} x sealed | ≥ 3 x | {ok(min(j_sig_sig, j_sig_sea) >= 3)} |")
-        w("")
-        w("### Allocations and memory")
-        w("")
-        w("| Measurement | Value | Target | Result |")
-        w("|---|---:|---|---|")
-        w(f"| mallocs per `verify`, signed | {allocs['allocs.verify.signed']:.0f} | (reported) | |")
-        w(f"| mallocs per `verify`, sealed | {allocs['allocs.verify.sealed']:.0f} | (reported) | |")
-        w(f"| mallocs per `mint`, signed / sealed | {allocs['allocs.mint.signed']:.0f} / {allocs['allocs.mint.sealed']:.0f} | (reported) | |")
-        w(f"| mallocs per jwt-kit HS256 verify / sign | {allocs['allocs.jwtkit.hs256.verify']:.0f} / {allocs['allocs.jwtkit.hs256.sign']:.0f} | (comparison) | |")
+        w("| Micro-benchmark (one process; median sample of 64 operations, per operation) | ns/op | mallocs | Ratio | Target | Result |")
+        w("|---|---:|---:|---:|---|---|")
+        w(f"| raw OpenSSL HMAC-SHA256 (the floor: reused keyed ctx), signed / sealed token's MAC input "
+          f"({machine.get('mac_input_signed', '?')} / {machine.get('mac_input_sealed', '?')} B) | "
+          f"{m['floor.hmac.signed']:.0f} / {m['floor.hmac.sealed']:.0f} | | 1.00 | | |")
+        w(f"| `verify` signed | {m['verify.signed']:.0f} | {allocs['allocs.verify.signed']:.0f} | {r_sig:.2f} x floor | ≤ 2.0 x | {ok(r_sig <= 2.0)} |")
+        w(f"| `verify` sealed | {m['verify.sealed']:.0f} | {allocs['allocs.verify.sealed']:.0f} | {r_sea:.2f} x floor | ≤ 3.0 x | {ok(r_sea <= 3.0)} |")
+        w(f"| jwt-kit 5.8.0 HS256 verify | {m['jwtkit.hs256.verify']:.0f} | {allocs['allocs.jwtkit.hs256.verify']:.0f} | "
+          f"{j_ver_sig:.2f} x our signed verify, {j_ver_sea:.2f} x sealed | ≥ 5 x | {ok(min(j_ver_sig, j_ver_sea) >= 5)} |")
+        w(f"| `mint` signed / sealed | {m['mint.signed']:.0f} / {m['mint.sealed']:.0f} | "
+          f"{allocs['allocs.mint.signed']:.0f} / {allocs['allocs.mint.sealed']:.0f} | | | |")
+        w(f"| jwt-kit 5.8.0 HS256 sign | {m['jwtkit.hs256.sign']:.0f} | {allocs['allocs.jwtkit.hs256.sign']:.0f} | "
+          f"{j_sig_sig:.2f} x our signed mint, {j_sig_sea:.2f} x sealed | ≥ 3 x | {ok(min(j_sig_sig, j_sig_sea) >= 3)} |")
         if replay["count"]:
             bytes_per_nonce = replay["rss_bytes_per_nonce"]
-            w(f"| InMemoryReplayStore, bytes per live nonce (RSS growth over {replay['count']:,} live nonces) | {bytes_per_nonce:.1f} | ≤ 150 | {ok(bytes_per_nonce <= 150)} |")
+            w(f"| InMemoryReplayStore, bytes per live nonce (RSS growth over {replay['count']:,}) | {bytes_per_nonce:.1f} | | | ≤ 150 | {ok(bytes_per_nonce <= 150)} |")
         w("")
     if load:
         rounds = max(len(entries) for entries in trials.values())
         servers = [("webapp-launch", "`webapp-launch serve` (release; verify + replay claim + 303 + session cookie)"),
                    ("webapp-launch-postgres", "`webapp-launch serve --replay postgres://…` (same, shared PostgreSQL store on loopback)"),
                    ("nginx", "nginx secure_link (MD5 + expiry, 1 worker; 303 + same headers)")]
-        w(f"### Load: {machine.get('load_shape', '')}")
-        w("")
-        w(f"Each server ran once in each of {rounds} round(s), started afresh every time; a row gives the "
-          "median of its trials' rates and of each percentile, the largest maximum, and the sums of counts.")
-        w("")
-        w("| Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | non-2xx/3xx | socket errors | bytes/response | links used / minted | Valid |")
+        w.detail(f"Each server ran once in each of {rounds} round(s), started afresh every time; a row gives the "
+               "median of its trials' rates and of each percentile, the largest maximum, and the sums of counts.")
+        w.detail("")
+        w(f"| Load: {machine.get('load_shape', '')}; medians of {rounds} rounds | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | non-2xx/3xx | socket errors | bytes/response | links used / minted | Valid |")
         w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for label, title in servers:
             e = load.get(label)
@@ -228,26 +218,26 @@ def report(a):
             w(f"| {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {e['p999_ms']:.2f} | {e['max_ms']:.2f} | {cpu_cell(e['cpu_us_per_request'])} | {e['non_2xx_3xx']} | {sock} | "
               f"{e['bytes'] / max(e['requests'], 1):.0f} | {links} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
         w("")
-        w("CPU µs/request: the server's user + system time over every thread of its processes (nginx: master and worker), "
-          "read from /proc just before and after the measured run, divided by the requests wrk completed; the row gives the median of the trials.")
-        w("")
-        w("Every trial (core migrations: the scheduler's moves of the server's threads between the cores during the trial):")
-        w("")
-        w("| Round | Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | core migrations | links used / minted | Valid |")
-        w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        w.detail("CPU µs/request: the server's user + system time over every thread of its processes (nginx: master and worker), "
+               "read from /proc just before and after the measured run, divided by the requests wrk completed; the row gives the median of the trials.")
+        w.detail("")
+        w.detail("Every trial (core migrations: the scheduler's moves of the server's threads between the cores during the trial):")
+        w.detail("")
+        w.detail("| Round | Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | core migrations | links used / minted | Valid |")
+        w.detail("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         order = {label: index for index, (label, _) in enumerate(servers)}
         for entry in sorted((t for entries in trials.values() for t in entries),
                             key=lambda t: (t.get("round", 1), order.get(t["label"], len(order)))):
             reason = invalid_reason(entry)
-            w(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
-              f"{entry['p999_ms']:.2f} | {entry['max_ms']:.2f} | {cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {entry['lines_used']:,} / {entry.get('lines', 0):,} | "
-              f"{'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+            w.detail(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
+                   f"{entry['p999_ms']:.2f} | {entry['max_ms']:.2f} | {cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {entry['lines_used']:,} / {entry.get('lines', 0):,} | "
+                   f"{'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+        w.detail("")
         ours, ref, postgres = load.get("webapp-launch"), load.get("nginx"), load.get("webapp-launch-postgres")
 
         def listed(values, form):
             return ", ".join(form(v) for v in values)
 
-        w("")
         w("| Server target (medians of the trials) | Value | Target | Result |")
         w("|---|---:|---|---|")
         if ours and ref:
@@ -269,24 +259,41 @@ def report(a):
             w(f"| p99 latency with the PostgreSQL store | {postgres['p99_ms']:.2f} ms (trials: {listed((t['p99_ms'] for t in postgres['trials']), lambda v: f'{v:.2f}')}) | < 25 ms | {judged(postgres['p99_ms'] < 25, postgres)} |")
         if ours and all("accepted" in t for t in ours["trials"]):
             accepted = sum(t["accepted"] for t in ours["trials"])
-            w(f"| launches accepted during the measured runs (server's /metrics) | {accepted:,} | ≥ {ours['requests']:,} completed requests (in-flight ones at the end count too) | |")
-    write_table(out, a, "results")
+            w.detail(f"| launches accepted during the measured runs (server's /metrics) | {accepted:,} | ≥ {ours['requests']:,} completed requests (in-flight ones at the end count too) | |")
+    write_table(w, a, "results")
     return invalid
 
 
-def write_table(lines, a, section):
-    """Writes a report's table to --markdown and standard output and, with --update, between
-    the file's `<!-- SECTION:begin -->` and `<!-- SECTION:end -->` markers."""
-    table = "\n".join(lines) + "\n"
+class ReportLines:
+    """A report's lines: `w(line)` for the summary, `w.detail(line)` for what is printed (and kept
+    in the results directory) but not written into BENCHMARKS.md, such as every trial."""
+
+    def __init__(self):
+        self.lines, self.details = [], set()
+
+    def __call__(self, line):
+        self.lines.append(line)
+
+    def detail(self, line):
+        self.details.add(len(self.lines))
+        self.lines.append(line)
+
+
+def write_table(report, a, section):
+    """Writes a report's lines to --markdown and standard output and, with --update, its summary
+    between the file's `<!-- SECTION:begin -->` and `<!-- SECTION:end -->` markers."""
+    table = "\n".join(report.lines) + "\n"
     open(a.markdown, "w").write(table)
     sys.stdout.write(table)
     if a.update:
         text = open(a.update).read()
         begin, end = "<!-- %s:begin -->" % section, "<!-- %s:end -->" % section
-        if begin in text and end in text:
-            head, rest = text.split(begin, 1)
-            _, tail = rest.split(end, 1)
-            open(a.update, "w").write(head + begin + "\n" + table + end + tail)
+        if begin not in text or end not in text:
+            raise SystemExit(f"{a.update}: no {begin} … {end} block to rewrite")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        summary = "".join(line + "\n" for index, line in enumerate(report.lines) if index not in report.details)
+        open(a.update, "w").write(head + begin + "\n" + summary + end + tail)
 
 
 GATE_PATHS = [
@@ -322,11 +329,9 @@ def gate_report(a):
         row["invalid"] = "; ".join(dict.fromkeys(reasons)) or None
     machine = json.load(open(a.machine))
     invalid = 0
-    out = []
-    w = out.append
-    w(f"Run: {machine['date']} on {machine['cpu']} ({machine['cores']} cores); {machine['swift']}; {machine['nginx']}; {machine['wrk']}.")
-    w(f"Load average (1/5/15 min) before / after: {machine['load_before']} / {machine['load_after']}.")
-    w(f"{machine['load_shape']}")
+    w = ReportLines()
+    w(f"Run: {machine['date']} on {machine['cpu']} ({machine['cores']} cores); {machine['swift']}; {machine['nginx']}; {machine['wrk']}. "
+      f"Load average (1/5/15 min) before / after: {machine['load_before']} / {machine['load_after']}. {machine['load_shape']}")
     w("")
     w("| Upstream | Path | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/request | requests | non-2xx | socket errors | Valid |")
     w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -341,20 +346,21 @@ def gate_report(a):
           f"{cpu_cell(e['cpu_us_per_request'])} | {e['requests']:,} | {e['non_2xx_3xx']} | {sock} | "
           f"{'**INVALID** (' + e['invalid'] + ')' if e['invalid'] else 'yes'} |")
     w("")
-    w("CPU µs/request: user + system time of the proxying processes only (the gate; nginx's master and workers; "
-      "in the auth_request shape both), never the upstream's, from /proc before and after each measured run, "
-      "divided by the requests wrk completed; a row gives the medians of its trials.")
-    w("")
-    w("Every trial:")
-    w("")
-    w("| Round | Path | req/s | p50 ms | p99 ms | CPU µs/request | core migrations | Valid |")
-    w("|---:|---|---:|---:|---:|---:|---:|---|")
+    w.detail("CPU µs/request: user + system time of the proxying processes only (the gate; nginx's master and workers; "
+           "in the auth_request shape both), never the upstream's, from /proc before and after each measured run, "
+           "divided by the requests wrk completed; a row gives the medians of its trials.")
+    w.detail("")
+    w.detail("Every trial:")
+    w.detail("")
+    w.detail("| Round | Path | req/s | p50 ms | p99 ms | CPU µs/request | core migrations | Valid |")
+    w.detail("|---:|---|---:|---:|---:|---:|---:|---|")
     order = {label: index for index, (label, _, _) in enumerate(GATE_PATHS)}
     for entry in sorted((t for entries in trials.values() for t in entries),
                         key=lambda t: (t.get("round", 1), order.get(t["label"], len(order)))):
         reason = gate_invalid_reason(entry)
-        w(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
-          f"{cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+        w.detail(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
+               f"{cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+    w.detail("")
 
     def judged(flag, *rows):
         nonlocal invalid
@@ -370,7 +376,6 @@ def gate_report(a):
         return ", ".join(form(v) for v in values)
 
     gate, nginx, authreq = load.get("gate-static"), load.get("nginx-static"), load.get("authreq-static")
-    w("")
     w("| Gate target (medians of the trials) | Value | Target | Result |")
     w("|---|---:|---|---|")
     if gate and nginx:
@@ -384,8 +389,8 @@ def gate_report(a):
     for label, name in (("gate-static", "reverse-proxy gate"), ("authreq-static", "nginx + gate (auth_request)"), ("nginx-static", "nginx `proxy_pass`")):
         row = load.get(label)
         if row:
-            w(f"| CPU per request, {name} | {cpu_cell(row['cpu_us_per_request'])} µs (trials: {listed((cpu_per_request(t) for t in row['trials']), cpu_cell)}) | (reported) | |")
-    write_table(out, a, "gate-vs-nginx")
+            w.detail(f"| CPU per request, {name} | {cpu_cell(row['cpu_us_per_request'])} µs (trials: {listed((cpu_per_request(t) for t in row['trials']), cpu_cell)}) | (reported) | |")
+    write_table(w, a, "gate-vs-nginx")
     return invalid
 
 
