@@ -37,6 +37,8 @@ struct BenchmarkReportTests {
     struct Report {
         let status: Int32
         let table: String
+        /// The document given to `--update`, as the report left it.
+        var document: String? = nil
 
         /// The cells of the target row whose first cell starts with `name`.
         func row(_ name: String) -> [Substring] {
@@ -45,8 +47,9 @@ struct BenchmarkReportTests {
         }
     }
 
-    /// Runs the report over these trials, with no micro-benchmarks and no replay-store figure.
-    static func report(_ trials: [Trial]) async throws -> Report {
+    /// Runs the report over these trials, with no micro-benchmarks and no replay-store figure;
+    /// with `document`, as `--update` of a file holding it.
+    static func report(_ trials: [Trial], updating document: String? = nil) async throws -> Report {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(atPath: directory.path("micro"), withIntermediateDirectories: true)
@@ -58,12 +61,18 @@ struct BenchmarkReportTests {
          "nginx": "1", "wrk": "4", "load_before": "0", "load_after": "0", "load_shape": "test", "connections": 32, "rounds": 3}
         """.write(toFile: directory.path("machine.json"), atomically: true, encoding: .utf8)
         let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
-        let result = try await runSubprocess("/usr/bin/env", [
+        var arguments = [
             "python3", tool, "report", "--micro", directory.path("micro"), "--replay", directory.path("replay.json"),
             "--load", directory.path("load.jsonl"), "--machine", directory.path("machine.json"),
             "--markdown", directory.path("table.md"),
-        ])
-        return Report(status: result.status, table: result.standardOutput)
+        ]
+        if let document {
+            try document.write(toFile: directory.path("BENCHMARKS.md"), atomically: true, encoding: .utf8)
+            arguments += ["--update", directory.path("BENCHMARKS.md")]
+        }
+        let result = try await runSubprocess("/usr/bin/env", arguments)
+        let updated = try document.map { _ in try String(contentsOfFile: directory.path("BENCHMARKS.md"), encoding: .utf8) }
+        return Report(status: result.status, table: result.standardOutput, document: updated)
     }
 
     /// Three valid rounds of each server; ours at the given rates.
@@ -128,6 +137,24 @@ struct BenchmarkReportTests {
         let row = report.row("server CPU per launch")
         #expect(row.contains { $0.hasPrefix("**INVALID**") }, "\(row)")
         #expect(!row.contains("**met**"), "\(row)")
+    }
+
+    @Test("--update writes the summary between BENCHMARKS.md's markers and every trial only to the printed table; a file without them is refused")
+    func updateWritesTheSummary() async throws {
+        let trials = Self.rounds(ours: [40_000, 41_000, 42_000])
+        let report = try await Self.report(trials, updating: "# Benchmarks\n<!-- results:begin -->\nprevious figures\n<!-- results:end -->\nafter\n")
+        #expect(report.status == 0, "\(report.table)")
+        let document = try #require(report.document)
+        #expect(document.hasPrefix("# Benchmarks\n<!-- results:begin -->\nRun: "), "\(document)")
+        #expect(document.hasSuffix("\n<!-- results:end -->\nafter\n"), "\(document)")
+        #expect(!document.contains("previous figures"))
+        #expect(document.contains("| throughput vs nginx secure_link | 82 %"), "\(document)")
+        #expect(report.table.contains("| 2 | webapp-launch |"))
+        #expect(!document.contains("| 2 | webapp-launch |"), "every trial stays out of BENCHMARKS.md")
+
+        let unmarked = try await Self.report(trials, updating: "# Benchmarks\n")
+        #expect(unmarked.status != 0)
+        #expect(unmarked.document == "# Benchmarks\n")
     }
 
     /// Runs `loadtool.py gate-report` (scripts/bench-gate's report) over these trials.
