@@ -237,6 +237,49 @@ struct UpstreamClientTests {
         try await upstream.stop()
     }
 
+    @Test("a reader slower than the read timeout is not the upstream's silence: the socket waits, nothing times out")
+    func slowReaderIsNoTimeout() async throws {
+        let size = 1_000_000
+        let upstream = try await ScriptedUpstream { _, _ in .bytes(Self.ok(String(repeating: "y", count: size))) }
+        // Generous against a loaded machine: the reader's pauses are 1.5 times the timeout.
+        let client = try Self.client(upstream, readTimeout: .seconds(1))
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "upstream"])
+        let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+        var total = 0
+        var pulls = 0
+        while true {
+            let chunks = try await response.nextChunks()
+            if chunks.isEmpty { break }
+            total += chunks.reduce(0) { $0 + $1.readableBytes }
+            pulls += 1
+            // Bounded: the watermark, plus what one read event takes (NIO's default: up to 4
+            // reads of at most 64 KiB) before reading stops.
+            #expect(chunks.reduce(0) { $0 + $1.readableBytes } <= UpstreamConnectionHandler.bufferHighWatermark + 4 * 65536, "the buffer stays bounded")
+            if pulls <= 2 { try await Task.sleep(for: .milliseconds(1500)) }
+        }
+        #expect(total == size)
+        #expect(try await Self.get(client, "/").body.count == size)
+        #expect(upstream.snapshot.accepted == 1)
+        await client.shutdown()
+        try await upstream.stop()
+    }
+
+    @Test("a HEAD response announces a length and has no body: it ends at once and its connection is reused")
+    func headResponse() async throws {
+        let upstream = try await ScriptedUpstream { index, _ in
+            index == 0 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 12345\r\n\r\n") : .bytes(Self.ok("after"))
+        }
+        let client = try Self.client(upstream)
+        let head = HTTPRequestHead(version: .http1_1, method: .HEAD, uri: "/", headers: ["Host": "upstream"])
+        let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+        #expect(response.head.headers["content-length"] == ["12345"])
+        #expect(try await response.nextChunks().isEmpty)
+        #expect(try await Self.get(client, "/").body == "after")
+        #expect(upstream.snapshot.accepted == 1)
+        await client.shutdown()
+        try await upstream.stop()
+    }
+
     @Test("a request body streams upstream with the framing the gate sets, and the connection is reused after it")
     func requestBody() async throws {
         let upstream = try await ScriptedUpstream { index, _ in .bytes(Self.ok("got \(index)")) }

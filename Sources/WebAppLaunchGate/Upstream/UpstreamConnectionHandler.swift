@@ -209,13 +209,15 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
         let chunks = Array(buffer)
         buffer.removeAll(keepingCapacity: true)
         bufferedBytes = 0
+        if readWithheld, let context {
+            // Read the socket again, at the end too: an idle connection must see the
+            // upstream's close (and anything unasked-for), and the next response.
+            readWithheld = false
+            if !ended { armReadTimer() }
+            context.read()
+        }
         if ended {
             return BodyRead(chunks: chunks, end: true, reusable: finishExchange())
-        }
-        if readWithheld, let context {
-            readWithheld = false
-            armReadTimer()
-            context.read()
         }
         return BodyRead(chunks: chunks, end: false, reusable: false)
     }
