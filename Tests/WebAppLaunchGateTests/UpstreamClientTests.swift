@@ -303,6 +303,44 @@ struct UpstreamClientTests {
         try await upstream.stop()
     }
 
+    @Test("through the gate: requests reuse one upstream connection, small and streamed; a response the decoder refuses gives 502 and a new connection")
+    func throughTheGate() async throws {
+        let large = String(repeating: "z", count: 300 * 1024)  // over the gate's response buffer: streamed
+        let upstream = try await ScriptedUpstream { index, target in
+            switch target {
+            case "/bad": .bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")
+            case "/large": .bytes(Self.ok(large))
+            default: .bytes(Self.ok("page \(index)"))
+            }
+        }
+        try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
+            let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            for index in 0..<3 {
+                let reply = try await client.send(publicURL.description + "page", headers: [("Cookie", cookie)])
+                #expect(reply.status == 200)
+                #expect(reply.body == "page \(index)")
+            }
+            let streamed = try await client.send(publicURL.description + "large", headers: [("Cookie", cookie)])
+            #expect(streamed.status == 200)
+            #expect(streamed.body.count == large.count)
+            #expect(try await client.send(publicURL.description + "page", headers: [("Cookie", cookie)]).status == 200)
+            #expect(upstream.snapshot.accepted == 1)
+            let bad = try await client.send(publicURL.description + "bad", headers: [("Cookie", cookie)])
+            #expect(bad.status == 502)
+            #expect(try await client.send(publicURL.description + "page", headers: [("Cookie", cookie)]).status == 200)
+            #expect(upstream.snapshot.accepted == 2)
+            #expect(upstream.snapshot.mostInFlightOnOneConnection == 1)
+        }
+        // The gate stopped: its upstream connections are closed.
+        var closed = false
+        for _ in 0..<20 where !closed {
+            try await Task.sleep(for: .milliseconds(50))
+            closed = upstream.snapshot.closed == upstream.snapshot.accepted
+        }
+        #expect(closed, "every upstream connection closed when the gate stopped")
+        try await upstream.stop()
+    }
+
     @Test("shutdown closes the idle connections and refuses later requests")
     func shutdown() async throws {
         let upstream = try await ScriptedUpstream { _, _ in .bytes(Self.ok("fine")) }

@@ -112,6 +112,19 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.shutDown() == Machine.ShutdownAction(close: [], fail: []))
     }
 
+    @Test("the fast path leases or connects like the waiting one, and changes nothing when it would have to wait")
+    func withoutWaiting() {
+        var pool = Machine(maximumConnections: 1)
+        #expect(pool.leaseConnectionWithoutWaiting() == .connect(C(value: 0)))
+        #expect(pool.connectionEstablished(C(value: 0)) == true)
+        #expect(pool.leaseConnectionWithoutWaiting() == nil)
+        #expect(pool.waiting.isEmpty)
+        _ = pool.releaseConnection(C(value: 0), reusable: true)
+        #expect(pool.leaseConnectionWithoutWaiting() == .use(C(value: 0)))
+        _ = pool.shutDown()
+        #expect(pool.leaseConnectionWithoutWaiting() == .fail)
+    }
+
     @Test("the bound is at least one connection", arguments: [0, -3])
     func atLeastOne(maximum: Int) {
         var pool = Machine(maximumConnections: maximum)

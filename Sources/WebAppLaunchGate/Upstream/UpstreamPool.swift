@@ -44,6 +44,21 @@ final class UpstreamPool: Sendable {
     /// A connection for one request: an idle one, a new one, or the next one free before
     /// `deadline` (else ``UpstreamClientError/poolWaitTimeout``).
     func lease(deadline: NIODeadline) async throws -> UpstreamConnection {
+        // Fast path: an idle connection or room for one, without a continuation.
+        let immediate = state.withLock { state -> (UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)? in
+            guard let action = state.machine.leaseConnectionWithoutWaiting() else { return nil }
+            if case .use(let id) = action { return (action, state.connections[id]) }
+            return (action, nil)
+        }
+        if case let (action, connection)? = immediate {
+            switch action {
+            case .use:
+                guard let connection else { throw UpstreamClientError.shutDown }
+                return connection
+            case .connect(let id): return try await connect(id)
+            case .fail, .wait: throw UpstreamClientError.shutDown
+            }
+        }
         let requestID = state.withLock { state in
             state.nextRequestID += 1
             return RequestID(value: state.nextRequestID)

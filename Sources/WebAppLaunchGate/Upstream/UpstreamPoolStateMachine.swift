@@ -90,6 +90,15 @@ struct UpstreamPoolStateMachine: Sendable {
 
     /// A request wants a connection.
     mutating func leaseConnection(_ request: RequestID) -> LeaseAction {
+        if let action = leaseConnectionWithoutWaiting() { return action }
+        waiting.append(request)
+        return .wait
+    }
+
+    /// A request wants a connection now: `nil` (and nothing changed) when it would have to
+    /// wait. The runner's fast path, with no continuation to register. It cannot overtake a
+    /// waiter: while requests wait, no connection is idle and there is no room.
+    mutating func leaseConnectionWithoutWaiting() -> LeaseAction? {
         guard !isShutDown else { return .fail }
         if let connection = idle.popLast() {
             connections[connection] = .leased
@@ -98,8 +107,7 @@ struct UpstreamPoolStateMachine: Sendable {
         if connections.count < maximumConnections {
             return .connect(newConnection())
         }
-        waiting.append(request)
-        return .wait
+        return nil
     }
 
     /// A connection attempt succeeded: its requester uses it, unless the pool shut down
