@@ -341,6 +341,30 @@ struct UpstreamClientTests {
         try await upstream.stop()
     }
 
+    @Test("an upstream that answers before the body is sent: its answer is returned by the deadline, the body is never ended, the connection never reused")
+    func earlyAnswer() async throws {
+        // The scripted server answers a request without Content-Length at its head: early.
+        let upstream = try await ScriptedUpstream { index, _ in .bytes(Self.ok("early \(index)")) }
+        let client = try Self.client(upstream)
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        continuation.yield(ByteBuffer(string: "hello"))
+        var headers: HTTPHeaders = ["Host": "upstream"]
+        UpstreamClient.frame(&headers, bodyLength: nil, hasBody: true)
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/upload", headers: headers)
+        let started = ContinuousClock.now
+        let response = try await client.execute(head, body: stream, deadline: .now() + .milliseconds(500))
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(String(buffer: try await response.collect(upTo: 100)) == "early 0")
+        #expect(try await Self.get(client, "/after").body == "early 1")
+        #expect(upstream.snapshot.accepted == 2, "the connection with the unfinished body was not reused")
+        let sent = upstream.snapshot.received[1] ?? ""
+        #expect(sent.contains("5\r\nhello\r\n"))
+        #expect(!sent.contains("0\r\n\r\n"), "the cut-short body was never ended as if whole")
+        continuation.finish()
+        await client.shutdown()
+        try await upstream.stop()
+    }
+
     @Test("shutdown closes the idle connections and refuses later requests")
     func shutdown() async throws {
         let upstream = try await ScriptedUpstream { _, _ in .bytes(Self.ok("fine")) }

@@ -71,7 +71,7 @@ public final class UpstreamClient: Sendable {
         do {
             let responseHead: HTTPResponseHead
             if let body {
-                responseHead = try await Self.send(body, on: connection, awaiting: headFuture)
+                responseHead = try await Self.send(body, on: connection, awaiting: headFuture, deadline: deadline)
             } else {
                 responseHead = try await headFuture.get()
             }
@@ -111,26 +111,40 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    /// Streams `body` while waiting for the response head. A head that arrives before the
-    /// body is sent (the upstream answered early) is returned; the rest of the body is not
-    /// sent and the connection is not reused.
+    /// What finished first while a request body is sent.
+    private enum SendOutcome: Sendable {
+        case head(HTTPResponseHead)
+        case bodySent
+        case deadline
+    }
+
+    /// Streams `body` while waiting for the response head, and returns the head once the
+    /// body is sent too. A head that arrives first (the upstream answered early) does not stop
+    /// the body: the client's request is still read and sent to its end (so its connection
+    /// stays usable and its scanner sees every byte), until the response deadline; a body
+    /// still unsent then is abandoned, and the connection is not reused.
     private static func send<Body: AsyncSequence & Sendable>(
         _ body: Body,
         on connection: UpstreamConnection,
-        awaiting headFuture: EventLoopFuture<HTTPResponseHead>
+        awaiting headFuture: EventLoopFuture<HTTPResponseHead>,
+        deadline: NIODeadline
     ) async throws -> HTTPResponseHead where Body.Element == ByteBuffer {
-        try await withThrowingTaskGroup(of: HTTPResponseHead?.self) { group in
+        try await withThrowingTaskGroup(of: SendOutcome.self) { group in
             group.addTask {
                 do {
                     for try await chunk in body {
                         try Task.checkCancellation()
                         try await connection.write(chunk)
                     }
+                    // A body sequence may end early on cancellation (AsyncStream does): never
+                    // end a request whose body was cut short, or the upstream takes it as whole.
+                    try Task.checkCancellation()
                     try await connection.endRequest()
-                    return nil
+                    return .bodySent
                 } catch is CancellationError {
-                    // The head arrived first (or the request was abandoned): the request stays
-                    // unfinished, so the connection is closed after its response, never reused.
+                    // The deadline passed after the head arrived (or the request was
+                    // abandoned): the request stays unfinished, so the connection is closed
+                    // after its response, never reused.
                     throw CancellationError()
                 } catch {
                     // The head waits on the connection: closing it ends that wait too.
@@ -138,11 +152,30 @@ public final class UpstreamClient: Sendable {
                     throw error
                 }
             }
-            group.addTask { try await headFuture.get() }
-            while let result = try await group.next() {
-                if let head = result {
-                    group.cancelAll()
-                    return head
+            group.addTask { .head(try await headFuture.get()) }
+            var head: HTTPResponseHead?
+            var bodySent = false
+            while let outcome = try await group.next() {
+                switch outcome {
+                case .head(let received):
+                    head = received
+                    if bodySent { return received }
+                    group.addTask {
+                        let remaining = max(0, (deadline - .now()).nanoseconds)
+                        try? await Task.sleep(for: .nanoseconds(remaining))
+                        return .deadline
+                    }
+                case .bodySent:
+                    bodySent = true
+                    if let head {
+                        group.cancelAll()
+                        return head
+                    }
+                case .deadline:
+                    if let head {
+                        group.cancelAll()
+                        return head
+                    }
                 }
             }
             throw UpstreamClientError.connectionClosed

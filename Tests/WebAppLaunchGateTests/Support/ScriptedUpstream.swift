@@ -27,6 +27,8 @@ final class ScriptedUpstream: Sendable {
         var requests: [(connection: Int, target: String)] = []
         /// The most requests that were waiting for an answer on one connection at once.
         var mostInFlightOnOneConnection = 0
+        /// Every byte each connection received, by connection number (from 1).
+        var received: [Int: String] = [:]
     }
 
     /// The counts, shared with every connection's handler.
@@ -84,7 +86,9 @@ private final class ScriptedHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        received += unwrapInboundIn(data).readableBytesView
+        let bytes = unwrapInboundIn(data).readableBytesView
+        received += bytes
+        counts.mutex.withLock { $0.received[connection, default: ""] += String(decoding: bytes, as: UTF8.self) }
         while let (target, length) = nextRequest() {
             received.removeFirst(length)
             inFlight += 1
@@ -103,7 +107,8 @@ private final class ScriptedHandler: ChannelInboundHandler {
         guard received.count >= 4, let end = (0...(received.count - 4)).first(where: { Array(received[$0..<$0 + 4]) == separator }) else { return nil }
         let head = String(decoding: received[..<end], as: UTF8.self)
         let lines = head.split(separator: "\r\n")
-        let target = lines.first.map { String($0.split(separator: " ")[1]) } ?? ""
+        let requestLine = lines.first?.split(separator: " ") ?? []
+        let target = requestLine.count > 1 ? String(requestLine[1]) : ""
         let length = lines.dropFirst().compactMap { line -> Int? in
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
