@@ -1,5 +1,3 @@
-import AsyncHTTPClient
-import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -10,7 +8,8 @@ import WebAppLaunchMiddleware
 import WebAppRegistry
 
 /// Forwards a request that has a valid session to the upstream, with the identity headers,
-/// and streams the answer back, through async-http-client.
+/// and streams the answer back, through the gate's own ``UpstreamClient`` (SwiftNIO channels,
+/// a bounded keep-alive pool).
 ///
 /// - Bodies stream in both directions; neither is collected in memory. A request body larger
 ///   than ``GateConfiguration/maximumRequestBodyBytes`` gets 413 (announced by
@@ -21,7 +20,8 @@ import WebAppRegistry
 ///   → 504 Gateway Timeout. Connection attempts are not retried, so a down upstream answers
 ///   at once rather than at the deadline.
 /// - Redirects from the upstream are passed to the browser, never followed by the gate.
-/// - The request target goes upstream byte for byte, or not at all (400): never rewritten.
+/// - The request target goes upstream byte for byte, or not at all (400: not an origin-form
+///   target of RFC 3986 characters, ``forwardableTarget(_:)``): never rewritten.
 /// - Each session has at most ``GateConfiguration/maximumUpstreamConnectionsPerSession``
 ///   requests upstream at once (429 beyond), and a response of at most
 ///   ``GateConfiguration/responseBufferBytes`` is read whole before the client gets it, so a
@@ -38,7 +38,7 @@ public struct GateProxy: Sendable {
         case refused(Response)
     }
 
-    let client: HTTPClient
+    let client: UpstreamClient
     let upstream: GateUpstream
     let publicURL: RegisteredURL
     let passAccessToken: Bool
@@ -51,10 +51,10 @@ public struct GateProxy: Sendable {
 
     /// Creates a proxy.
     /// - Parameters:
-    ///   - client: The HTTP client (configured by ``makeClient(configuration:)``).
+    ///   - client: The upstream client (configured by ``makeClient(configuration:upstream:)``).
     ///   - configuration: The gate's configuration.
     ///   - upstream: The upstream origin.
-    public init(client: HTTPClient, configuration: GateConfiguration, upstream: GateUpstream) {
+    public init(client: UpstreamClient, configuration: GateConfiguration, upstream: GateUpstream) {
         self.client = client
         self.upstream = upstream
         self.publicURL = configuration.publicURL
@@ -67,27 +67,16 @@ public struct GateProxy: Sendable {
         self.slots = SessionUpstreamSlots(limitPerSession: configuration.maximumUpstreamConnectionsPerSession)
     }
 
-    /// An HTTP client suited to proxying: no redirects followed, no retried connection
-    /// attempts (a down upstream answers 502 at once), the configured connect and read
-    /// timeouts and upstream connection count, no decompression.
-    /// - Parameter configuration: The gate's configuration.
+    /// The upstream client for a gate: the configured connection count (at least 1), connect
+    /// and read timeouts. It follows no redirects, retries no connection attempt and
+    /// decompresses nothing, by construction.
+    /// - Parameters:
+    ///   - configuration: The gate's configuration.
+    ///   - upstream: The upstream origin.
     /// - Returns: A client; shut it down when the gate stops.
-    public static func makeClient(configuration: GateConfiguration) -> HTTPClient {
-        HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration(for: configuration))
-    }
-
-    /// The HTTP client settings ``makeClient(configuration:)`` uses.
-    static func clientConfiguration(for configuration: GateConfiguration) -> HTTPClient.Configuration {
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, configuration.maximumUpstreamConnections)
-        clientConfiguration.redirectConfiguration = .disallow
-        clientConfiguration.timeout = .init(
-            connect: TimeAmount(configuration.connectTimeout),
-            read: TimeAmount(configuration.readTimeout)
-        )
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        clientConfiguration.decompression = .disabled
-        return clientConfiguration
+    /// - Throws: When the TLS context for an `https` upstream cannot be created.
+    public static func makeClient(configuration: GateConfiguration, upstream: GateUpstream) throws -> UpstreamClient {
+        try UpstreamClient(configuration: .init(configuration, upstream: upstream))
     }
 
     /// Forwards one request.
@@ -97,8 +86,8 @@ public struct GateProxy: Sendable {
     ///   - logger: Where failures are logged (no personal data).
     /// - Returns: The upstream's response, or the gate's 400, 413, 429, 502 or 504.
     public func forward(_ request: Request, session: LaunchSession, logger: Logger) async -> Outcome {
-        guard let target = request.head.path, let url = Self.upstreamURL(origin: upstream.description, target: target) else {
-            // The HTTP client would rewrite this target (`//x`, a stray `%`): refused, not changed.
+        guard let target = request.head.path, Self.forwardableTarget(target) else {
+            // Not an origin-form target of RFC 3986 characters (`*`, a stray `%`): refused, not changed.
             logger.notice("gate.target_not_forwardable", metadata: ["method": "\(request.method)"])
             return .refused(GateErrorResponse.make(.badRequest))
         }
@@ -108,16 +97,16 @@ public struct GateProxy: Sendable {
             response.headers[.retryAfter] = "1"
             return .refused(response)
         }
-        var upstreamRequest = HTTPClientRequest(url: url)
-        upstreamRequest.method = HTTPMethod(rawValue: request.method.rawValue)
         let fields = UpstreamRequestHeaders.fields(
             from: request.headers,
             session: session,
             includeAccessToken: passAccessToken,
             publicURL: publicURL
         )
+        var upstreamHeaders = HTTPHeaders()
+        upstreamHeaders.reserveCapacity(fields.count + 1)
         for field in fields {
-            upstreamRequest.headers.add(name: field.name.rawName, value: field.value)
+            upstreamHeaders.add(name: field.name.rawName, value: field.value)
         }
 
         let announcedLength = request.headers[.contentLength].flatMap { Int($0) }
@@ -127,20 +116,24 @@ public struct GateProxy: Sendable {
         }
         let tripped = LimitTripwire()
         let hasBody = (announcedLength ?? 0) > 0 || request.headers[.transferEncoding] != nil
+        var requestBody: LimitedRequestBody?
         if hasBody {
             // A form POST to the app's path that was too large for the launch reader is
             // scanned on its way: a launch piece in it stops it before it reaches the app.
             let kind = LaunchRequestKind(method: request.method, target: Substring(target), contentType: request.headers[.contentType], appPaths: [publicURL.path])
-            let body = LimitedRequestBody(
+            requestBody = LimitedRequestBody(
                 base: request.body, limit: maximumRequestBodyBytes, tripwire: tripped,
                 scanner: kind.mayCarryLaunchInBody ? LaunchPieceScanner() : nil
             )
-            upstreamRequest.body = .stream(body, length: announcedLength.map { .known(Int64($0)) } ?? .unknown)
         }
+        UpstreamClient.frame(&upstreamHeaders, bodyLength: hasBody ? announcedLength : (announcedLength == 0 ? 0 : nil), hasBody: hasBody)
+        let upstreamRequest = HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: upstreamHeaders
+        )
 
-        let response: HTTPClientResponse
+        let response: UpstreamResponse
         do {
-            response = try await client.execute(upstreamRequest, deadline: .now() + TimeAmount(responseTimeout), logger: logger)
+            response = try await client.execute(upstreamRequest, body: requestBody, deadline: .now() + TimeAmount(responseTimeout))
         } catch {
             switch tripped.reason {
             case .tooLarge?:
@@ -161,7 +154,7 @@ public struct GateProxy: Sendable {
         }
 
         var headers = HTTPFields()
-        for (name, value) in response.headers {
+        for (name, value) in response.head.headers {
             guard let fieldName = HTTPField.Name(name) else { continue }
             headers.append(HTTPField(name: fieldName, value: value))
         }
@@ -171,12 +164,12 @@ public struct GateProxy: Sendable {
             logger.error("gate.response_too_large", metadata: ["method": "\(request.method)", "status": "502"])
             return .refused(GateErrorResponse.make(.badGateway))
         }
-        let status = HTTPResponse.Status(code: Int(response.status.code))
+        let status = HTTPResponse.Status(code: Int(response.head.status.code))
         if let responseLength, responseLength <= responseBufferBytes, request.method != .head {
             // Read whole before the client gets a byte: the upstream connection and the
             // session's slot are free again however slowly the client reads.
             do {
-                let whole = try await response.body.collect(upTo: responseLength)
+                let whole = try await response.collect(upTo: responseLength)
                 return .upstream(Response(status: status, headers: headers, body: .init(byteBuffer: whole)))
             } catch {
                 let status = Self.status(for: error)
@@ -188,53 +181,81 @@ public struct GateProxy: Sendable {
         }
         let limit = maximumResponseBodyBytes
         let writeTimeout = clientWriteTimeout
-        let upstreamBody = response.body
         let body = ResponseBody(contentLength: responseLength) { writer in
             // The lease lives as long as the body is being written (or until the response is dropped).
             withExtendedLifetime(lease) {}
             var total = 0
-            for try await chunk in upstreamBody {
-                total += chunk.readableBytes
-                // Past the limit the response is cut off: its head is already sent.
-                guard total <= limit else { throw ResponseBodyTooLarge() }
-                try await ClientWriteDeadline.write(chunk, to: &writer, within: writeTimeout)
+            do {
+                while true {
+                    let chunks = try await response.nextChunks()
+                    if chunks.isEmpty { break }
+                    for chunk in chunks {
+                        total += chunk.readableBytes
+                        // Past the limit the response is cut off: its head is already sent.
+                        guard total <= limit else { throw ResponseBodyTooLarge() }
+                        try await ClientWriteDeadline.write(chunk, to: &writer, within: writeTimeout)
+                    }
+                }
+            } catch {
+                response.release()  // unfinished: the connection is closed
+                throw error
             }
+            // The end was read: the connection went back to the pool with it.
             try await writer.finish(nil)
             withExtendedLifetime(lease) {}
         }
         return .upstream(Response(status: status, headers: headers, body: body))
     }
 
-    /// The upstream URL for a request target, when the HTTP client sends that target
-    /// byte for byte; `nil` when it would rewrite it (the gate then answers 400).
-    ///
-    /// async-http-client parses the URL with Foundation and sends its percent-encoded path
-    /// and query, which is the original only when Foundation changed nothing; comparing the
-    /// two is exact whatever Foundation does.
-    static func upstreamURL(origin: String, target: String) -> String? {
-        guard target.hasPrefix("/") else { return nil }
-        let text = origin + target
-        guard let url = URL(string: text) else { return nil }
-        let path = url.path.isEmpty ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path)
-        let sent = path + (url.query.map { "?" + $0 } ?? "")
-        return sent == target ? text : nil
+    /// Whether a request target may go upstream byte for byte: origin form (`/` first), and
+    /// only the characters RFC 3986 allows in a path and query, with every `%` followed by two
+    /// hex digits. Anything else (`*`, a fragment, a space, a stray `%`, bytes outside ASCII)
+    /// is refused with 400, as the gate refused every target its earlier HTTP client would
+    /// have rewritten; nothing is ever percent-encoded or decoded on the way.
+    static func forwardableTarget(_ target: String) -> Bool {
+        var bytes = target.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "/") else { return false }
+        var pendingHexDigits = 0
+        while let byte = bytes.next() {
+            if pendingHexDigits > 0 {
+                guard isHexDigit(byte) else { return false }
+                pendingHexDigits -= 1
+                continue
+            }
+            if byte == UInt8(ascii: "%") {
+                pendingHexDigits = 2
+                continue
+            }
+            guard byte < 0x80, targetCharacters[Int(byte)] else { return false }
+        }
+        return pendingHexDigits == 0
+    }
+
+    /// RFC 3986 `pchar` (unreserved, sub-delims, `:`, `@`) plus `/` and `?`, by byte.
+    private static let targetCharacters: [Bool] = (0..<128).map { byte in
+        let scalar = Unicode.Scalar(UInt8(byte))
+        return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || "-._~!$&'()*+,;=:@/?".unicodeScalars.contains(scalar)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     /// The key a session's upstream requests are counted under: app and subject.
     static func slotKey(_ session: LaunchSession) -> String { session.appID + "\u{0}" + session.kvnumber }
 
-    /// 504 for timeouts (connect, response head, read), 502 for anything else.
+    /// 504 for timeouts (connect, response head, read, waiting for a connection), 502 for
+    /// anything else.
     static func status(for error: any Error) -> HTTPResponse.Status {
-        if let error = error as? HTTPClientError,
-           [.connectTimeout, .deadlineExceeded, .readTimeout, .getConnectionFromPoolTimeout].contains(error) {
-            return .gatewayTimeout
-        }
+        if let error = error as? UpstreamClientError, error.isTimeout { return .gatewayTimeout }
         return .badGateway
     }
 
-    /// A short code for the log: the AHC error's description or the error's type, never a URL.
+    /// A short code for the log: the client's error case or the error's type, never a URL.
     static func errorCode(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError { return error.shortDescription }
+        if let error = error as? UpstreamClientError { return "\(error)" }
         return String(describing: type(of: error))
     }
 }
@@ -301,11 +322,3 @@ struct LimitedRequestBody: AsyncSequence, Sendable {
 
 /// Thrown when a forwarded form body turns out to carry a `launch` piece.
 struct LaunchInForwardedBody: Error {}
-
-extension HTTPClientError {
-    /// The case name, without any URL or payload.
-    var shortDescription: String {
-        let text = String(describing: self)
-        return String(text.prefix { $0 != "(" && $0 != ":" }.prefix(64))
-    }
-}

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Hummingbird
 import Logging
 import NIOCore
@@ -33,7 +32,7 @@ public struct WebAppGate: Sendable {
     /// Where launches are claimed.
     public let replayStore: any ReplayStore
     /// The client to the upstream (reverse proxy mode only).
-    public let client: HTTPClient?
+    public let client: UpstreamClient?
     /// The gate's logger: never tokens, names, KVNRs, cookies or header values.
     public let logger: Logger
     /// The launch exchange for the app, its keys derived when the keyring loads; reloaded
@@ -74,8 +73,12 @@ public struct WebAppGate: Sendable {
         } else {
             verification = .fixed(initial, name: "keyring")
         }
-        if case .reverseProxy = configuration.mode {
-            client = GateProxy.makeClient(configuration: configuration)
+        if case .reverseProxy(let upstream) = configuration.mode {
+            do {
+                client = try GateProxy.makeClient(configuration: configuration, upstream: upstream)
+            } catch {
+                throw ConfigurationError("the TLS context for the https upstream could not be created: \(error)")
+            }
         } else {
             client = nil
         }
@@ -167,7 +170,7 @@ public struct WebAppGate: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         var all = services
-        if let client { all.append(HTTPClientShutdownService(client: client)) }
+        if let client { all.append(UpstreamClientShutdownService(client: client)) }
         var onRunning = onServerRunning
         if configuration.keyring.isDevelopment {
             let bindGuard = BoundAddressGuard(keyring: configuration.keyring)
@@ -242,16 +245,5 @@ struct ExchangeFallbackMiddleware<Context: LaunchRequestContext>: RouterMiddlewa
         }
         let target = request.head.path.flatMap { RedirectTarget.isSafe($0) ? $0 : nil } ?? fallback
         return Response(status: .seeOther, headers: [.location: target])
-    }
-}
-
-/// Shuts the upstream client down once the service group stops, so no connection outlives
-/// the gate.
-struct HTTPClientShutdownService: Service {
-    let client: HTTPClient
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        try await client.shutdown()
     }
 }

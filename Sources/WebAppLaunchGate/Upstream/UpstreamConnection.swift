@@ -1,0 +1,54 @@
+import NIOCore
+import NIOHTTP1
+
+/// One keep-alive connection to the upstream, as its leaseholder uses it from any task: each
+/// call runs ``UpstreamConnectionHandler`` on the channel's event loop (directly when already
+/// there). Held by one request at a time (``UpstreamPool`` leases it).
+final class UpstreamConnection: Sendable {
+    let id: UpstreamPoolStateMachine.ConnectionID
+    let channel: any Channel
+    private let handler: NIOLoopBound<UpstreamConnectionHandler>
+
+    init(id: UpstreamPoolStateMachine.ConnectionID, channel: any Channel, handler: NIOLoopBound<UpstreamConnectionHandler>) {
+        self.id = id
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Sends a request head (and its end when there is no body); the response head follows.
+    func start(_ head: HTTPRequestHead, sendsBody: Bool, responseDeadline: NIODeadline) -> EventLoopFuture<HTTPResponseHead> {
+        onLoop { $0.start(head, sendsBody: sendsBody, responseDeadline: responseDeadline) }
+    }
+
+    /// Writes one chunk of the request body; returns once the socket took it (backpressure).
+    func write(_ chunk: ByteBuffer) async throws {
+        try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk))).get()
+    }
+
+    /// Ends the request body.
+    func endRequest() async throws {
+        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+    }
+
+    /// The next response body bytes; at the end, also whether the connection may be reused
+    /// (it is idle again, or being closed).
+    func nextChunks() async throws -> UpstreamConnectionHandler.BodyRead {
+        try await onLoop { $0.nextChunks() }.get()
+    }
+
+    /// Closes the connection, failing whatever waits on it.
+    func close(_ error: any Error) {
+        if channel.eventLoop.inEventLoop {
+            handler.value.close(error)
+        } else {
+            let handler = self.handler
+            channel.eventLoop.execute { handler.value.close(error) }
+        }
+    }
+
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable (UpstreamConnectionHandler) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
+        if channel.eventLoop.inEventLoop { return body(handler.value) }
+        let handler = self.handler
+        return channel.eventLoop.flatSubmit { body(handler.value) }
+    }
+}

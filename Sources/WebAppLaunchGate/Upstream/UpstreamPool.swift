@@ -1,0 +1,234 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// The runner of ``UpstreamPoolStateMachine``: holds the state, the open connections and the
+/// waiting requests behind one mutex, applies each event, and performs the returned actions
+/// (connect, close, resume a waiter) outside the lock.
+final class UpstreamPool: Sendable {
+    typealias ConnectionID = UpstreamPoolStateMachine.ConnectionID
+    typealias RequestID = UpstreamPoolStateMachine.RequestID
+
+    private struct Waiter: Sendable {
+        let continuation: CheckedContinuation<UpstreamPoolStateMachine.Grant, any Error>
+        let timer: Scheduled<Void>?
+    }
+
+    private struct State {
+        var machine: UpstreamPoolStateMachine
+        var connections: [ConnectionID: UpstreamConnection] = [:]
+        var waiters: [RequestID: Waiter] = [:]
+        var nextRequestID = 0
+    }
+
+    // Invariant: `machine`, `connections` and `waiters` change together, only under this
+    // mutex; a connection is in `connections` exactly while the machine has it leased or idle.
+    private let state: Mutex<State>
+    private let configuration: UpstreamClient.Configuration
+    private let group: any EventLoopGroup
+    private let tls: NIOSSLContext?
+
+    init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup) throws {
+        self.configuration = configuration
+        self.group = group
+        self.state = Mutex(State(machine: UpstreamPoolStateMachine(maximumConnections: configuration.maximumConnections)))
+        if configuration.upstream.scheme == "https" {
+            tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+        } else {
+            tls = nil
+        }
+    }
+
+    /// A connection for one request: an idle one, a new one, or the next one free before
+    /// `deadline` (else ``UpstreamClientError/poolWaitTimeout``).
+    func lease(deadline: NIODeadline) async throws -> UpstreamConnection {
+        // Fast path: an idle connection or room for one, without a continuation.
+        let immediate = state.withLock { state -> (UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)? in
+            guard let action = state.machine.leaseConnectionWithoutWaiting() else { return nil }
+            if case .use(let id) = action { return (action, state.connections[id]) }
+            return (action, nil)
+        }
+        if case let (action, connection)? = immediate {
+            switch action {
+            case .use:
+                guard let connection else { throw UpstreamClientError.shutDown }
+                return connection
+            case .connect(let id): return try await connect(id)
+            case .fail, .wait: throw UpstreamClientError.shutDown
+            }
+        }
+        let requestID = state.withLock { state in
+            state.nextRequestID += 1
+            return RequestID(value: state.nextRequestID)
+        }
+        let grant = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UpstreamPoolStateMachine.Grant, any Error>) in
+                let action = state.withLock { state in
+                    let action = state.machine.leaseConnection(requestID)
+                    if action == .wait {
+                        let timer = group.any().scheduleTask(deadline: deadline) { [self] in
+                            giveUp(requestID, UpstreamClientError.poolWaitTimeout)
+                        }
+                        state.waiters[requestID] = Waiter(continuation: continuation, timer: timer)
+                    }
+                    return action
+                }
+                switch action {
+                case .use(let id): continuation.resume(returning: .use(id))
+                case .connect(let id): continuation.resume(returning: .connect(id))
+                case .fail: continuation.resume(throwing: UpstreamClientError.shutDown)
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            giveUp(requestID, CancellationError())
+        }
+        switch grant {
+        case .use(let id):
+            guard let connection = state.withLock({ $0.connections[id] }) else { throw UpstreamClientError.shutDown }
+            return connection
+        case .connect(let id):
+            return try await connect(id)
+        }
+    }
+
+    /// Gives a leased connection back: kept for the next request (or handed to the longest
+    /// waiter) when its exchange ended cleanly, closed otherwise.
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - reusable: What its handler said at the end of the response; `false` for an
+    ///     exchange that did not end (the connection is closed).
+    func release(_ connection: UpstreamConnection, reusable: Bool) {
+        if !reusable { connection.close(UpstreamClientError.connectionClosed) }
+        let (close, resume) = state.withLock { state in
+            apply(state.machine.releaseConnection(connection.id, reusable: reusable), to: &state)
+        }
+        close?.close(UpstreamClientError.connectionClosed)
+        if case let (waiter, grant)? = resume {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: grant)
+        }
+    }
+
+    /// Closes every connection, fails every waiter, and refuses every later request; returns
+    /// once the connections are closed.
+    func shutDown() async {
+        let (connections, waiters) = state.withLock { state -> ([UpstreamConnection], [Waiter]) in
+            let action = state.machine.shutDown()
+            let connections = action.close.compactMap { state.connections.removeValue(forKey: $0) }
+            let waiters = action.fail.compactMap { state.waiters.removeValue(forKey: $0) }
+            return (connections, waiters)
+        }
+        for waiter in waiters {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(throwing: UpstreamClientError.shutDown)
+        }
+        for connection in connections {
+            connection.close(UpstreamClientError.shutDown)
+        }
+        for connection in connections {
+            try? await connection.channel.closeFuture.get()
+        }
+    }
+
+    /// How many connections are open or being opened (for tests).
+    var openConnections: Int { state.withLock { $0.machine.connections.count } }
+
+    // MARK: Internals
+
+    private func connect(_ id: ConnectionID) async throws -> UpstreamConnection {
+        let upstream = configuration.upstream
+        let readTimeout = TimeAmount(configuration.readTimeout)
+        let tls = self.tls
+        let address = try? SocketAddress(ipAddress: upstream.host, port: upstream.port)
+        // TLS names the server only by name (SNI and certificate check); an address is checked as an address.
+        let serverHostname = address == nil ? upstream.host : nil
+        do {
+            let eventLoop = group.any()
+            let bootstrap = ClientBootstrap(group: eventLoop)
+                .connectTimeout(TimeAmount(configuration.connectTimeout))
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let pipeline = channel.pipeline.syncOperations
+                        if let tls {
+                            try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                        }
+                        // Framing headers are set by the gate (UpstreamClient.frame), never guessed.
+                        var encoder = HTTPRequestEncoder.Configuration()
+                        encoder.automaticallySetFramingHeaders = false
+                        try pipeline.addHTTPClientHandlers(
+                            position: .last, leftOverBytesStrategy: .dropBytes, enableOutboundHeaderValidation: true,
+                            encoderConfiguration: encoder, decoderLimitConfiguration: .init(), withClientUpgrade: nil
+                        )
+                        try pipeline.addHandler(UpstreamConnectionHandler(readTimeout: readTimeout, eventLoop: channel.eventLoop))
+                    }
+                }
+            // An address is used as it is; a name is resolved (all its addresses tried once each).
+            let connecting = address.map { bootstrap.connect(to: $0) }
+                ?? bootstrap.connect(host: upstream.host, port: upstream.port)
+            let channel = try await connecting.get()
+            let handler = try await channel.eventLoop.submit {
+                NIOLoopBound(try channel.pipeline.syncOperations.handler(type: UpstreamConnectionHandler.self), eventLoop: channel.eventLoop)
+            }.get()
+            let connection = UpstreamConnection(id: id, channel: channel, handler: handler)
+            let usable = state.withLock { state in
+                guard state.machine.connectionEstablished(id) else { return false }
+                state.connections[id] = connection
+                return true
+            }
+            guard usable else {
+                channel.close(promise: nil)
+                throw UpstreamClientError.shutDown
+            }
+            channel.closeFuture.whenComplete { [self] _ in connectionClosed(id) }
+            return connection
+        } catch {
+            let resume = state.withLock { state in apply(state.machine.connectionFailed(id), to: &state).1 }
+            if case let (waiter, grant)? = resume {
+                waiter.timer?.cancel()
+                waiter.continuation.resume(returning: grant)
+            }
+            if case ChannelError.connectTimeout = error { throw UpstreamClientError.connectTimeout }
+            throw error
+        }
+    }
+
+    private func connectionClosed(_ id: ConnectionID) {
+        let resume = state.withLock { state in
+            let action = state.machine.connectionClosed(id)
+            if state.machine.connections[id] == nil { state.connections[id] = nil }
+            return apply(action, to: &state).1
+        }
+        if case let (waiter, grant)? = resume {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: grant)
+        }
+    }
+
+    private func giveUp(_ request: RequestID, _ error: any Error) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard state.machine.cancelWaiting(request) else { return nil }
+            return state.waiters.removeValue(forKey: request)
+        }
+        guard let waiter else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(throwing: error)
+    }
+
+    /// The machine's action as the runner's: the connection to close (removed from the open
+    /// ones) and the waiter to resume (removed from the waiting ones).
+    private func apply(
+        _ action: UpstreamPoolStateMachine.Action,
+        to state: inout State
+    ) -> (UpstreamConnection?, (Waiter, UpstreamPoolStateMachine.Grant)?) {
+        let close = action.close.flatMap { state.connections.removeValue(forKey: $0) }
+        var resume: (Waiter, UpstreamPoolStateMachine.Grant)?
+        if case let (request, grant)? = action.resume, let waiter = state.waiters.removeValue(forKey: request) {
+            resume = (waiter, grant)
+        }
+        return (close, resume)
+    }
+}

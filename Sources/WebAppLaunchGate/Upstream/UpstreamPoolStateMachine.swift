@@ -1,0 +1,203 @@
+import NIOCore
+
+/// The decisions of the gate's keep-alive pool to its one upstream origin, as a value with no
+/// locks, tasks, channels or clocks: events in, actions out (tested synchronously).
+///
+/// - At most ``maximumConnections`` connections exist at once (connecting, idle or leased).
+/// - A connection serves one request at a time: it is leased, then released; it goes back to
+///   the idle set only when its holder says it is reusable (a complete, well-framed response)
+///   and the upstream has not closed it meanwhile; otherwise it is closed.
+/// - A request that finds no idle connection and no room waits, first come first served; a
+///   released connection goes to the longest waiter directly, and room freed by a closed one
+///   lets the longest waiter connect. A request connects at most once: a failed attempt is
+///   its own failure (502 at once), never retried for it.
+/// - After ``shutDown()`` nothing is leased again: idle and leased connections are closed,
+///   waiters fail, and a connection whose attempt succeeds afterwards is closed at once.
+struct UpstreamPoolStateMachine: Sendable {
+    /// A connection's identity within the pool.
+    struct ConnectionID: Hashable, Sendable, Comparable {
+        let value: Int
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.value < rhs.value }
+    }
+
+    /// A request's identity while it waits for a connection.
+    struct RequestID: Hashable, Sendable {
+        let value: Int
+    }
+
+    /// What a request asking for a connection is to do.
+    enum LeaseAction: Equatable, Sendable {
+        /// Use this idle connection (now leased to it).
+        case use(ConnectionID)
+        /// Open this new connection and use it.
+        case connect(ConnectionID)
+        /// Wait: a ``ReleaseAction`` or ``cancelWaiting(_:)`` resumes it later.
+        case wait
+        /// Fail: the pool is shut down.
+        case fail
+    }
+
+    /// What resumes a waiting request.
+    enum Grant: Equatable, Sendable {
+        /// Use this connection (leased to it).
+        case use(ConnectionID)
+        /// Open this new connection and use it.
+        case connect(ConnectionID)
+    }
+
+    /// What the runner does after an event: at most one connection to close and one waiter to
+    /// resume.
+    struct Action: Equatable, Sendable {
+        var close: ConnectionID?
+        var resume: (RequestID, Grant)?
+
+        static let none = Action(close: nil, resume: nil)
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.close == rhs.close && lhs.resume?.0 == rhs.resume?.0 && lhs.resume?.1 == rhs.resume?.1
+        }
+    }
+
+    /// What the runner does on shutdown.
+    struct ShutdownAction: Equatable, Sendable {
+        /// Connections to close (idle and leased), in id order.
+        var close: [ConnectionID]
+        /// Waiting requests to fail, in arrival order.
+        var fail: [RequestID]
+    }
+
+    enum ConnectionState: Equatable, Sendable {
+        case connecting
+        case idle
+        case leased
+        /// Leased, and the upstream closed it meanwhile: closed, never reused, on release.
+        case leasedButClosed
+    }
+
+    /// The most connections open at once (at least 1).
+    let maximumConnections: Int
+    private(set) var connections: [ConnectionID: ConnectionState] = [:]
+    /// Idle connections, the most recently used last (reused first: warmest, least likely
+    /// to have been closed by the upstream's keep-alive timeout).
+    private(set) var idle: [ConnectionID] = []
+    private(set) var waiting = CircularBuffer<RequestID>()
+    private(set) var isShutDown = false
+    private var nextConnectionID = 0
+
+    init(maximumConnections: Int) {
+        self.maximumConnections = max(1, maximumConnections)
+    }
+
+    /// A request wants a connection.
+    mutating func leaseConnection(_ request: RequestID) -> LeaseAction {
+        if let action = leaseConnectionWithoutWaiting() { return action }
+        waiting.append(request)
+        return .wait
+    }
+
+    /// A request wants a connection now: `nil` (and nothing changed) when it would have to
+    /// wait. The runner's fast path, with no continuation to register. It cannot overtake a
+    /// waiter: while requests wait, no connection is idle and there is no room.
+    mutating func leaseConnectionWithoutWaiting() -> LeaseAction? {
+        guard !isShutDown else { return .fail }
+        if let connection = idle.popLast() {
+            connections[connection] = .leased
+            return .use(connection)
+        }
+        if connections.count < maximumConnections {
+            return .connect(newConnection())
+        }
+        return nil
+    }
+
+    /// A connection attempt succeeded: its requester uses it, unless the pool shut down
+    /// meanwhile (then the returned action closes it and the requester fails).
+    /// - Returns: Whether the requester may use it.
+    mutating func connectionEstablished(_ connection: ConnectionID) -> Bool {
+        guard connections[connection] == .connecting else { return false }
+        if isShutDown {
+            connections[connection] = nil
+            return false
+        }
+        connections[connection] = .leased
+        return true
+    }
+
+    /// A connection attempt failed (its requester fails): the room goes to the longest waiter.
+    mutating func connectionFailed(_ connection: ConnectionID) -> Action {
+        guard connections[connection] == .connecting else { return .none }
+        connections[connection] = nil
+        return Action(close: nil, resume: admitWaiter())
+    }
+
+    /// The holder of a leased connection is done with it.
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - reusable: Whether its last response was complete and well framed, with nothing
+    ///     left over, on a connection both sides keep alive.
+    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool) -> Action {
+        guard let state = connections[connection], state == .leased || state == .leasedButClosed else { return .none }
+        if reusable, state == .leased, !isShutDown {
+            if let next = waiting.popFirst() {
+                return Action(close: nil, resume: (next, .use(connection)))
+            }
+            connections[connection] = .idle
+            idle.append(connection)
+            return .none
+        }
+        connections[connection] = nil
+        return Action(close: connection, resume: isShutDown ? nil : admitWaiter())
+    }
+
+    /// The upstream (or the network) closed a connection.
+    mutating func connectionClosed(_ connection: ConnectionID) -> Action {
+        switch connections[connection] {
+        case .idle?:
+            connections[connection] = nil
+            idle.removeAll { $0 == connection }
+            return Action(close: nil, resume: isShutDown ? nil : admitWaiter())
+        case .leased?:
+            connections[connection] = .leasedButClosed
+            return .none
+        case .connecting?, .leasedButClosed?, nil:
+            return .none
+        }
+    }
+
+    /// A waiting request gave up (its deadline passed, or it was cancelled).
+    /// - Returns: Whether it was still waiting (then the runner fails it); `false` when it was
+    ///   resumed already and holds a grant.
+    mutating func cancelWaiting(_ request: RequestID) -> Bool {
+        guard let index = waiting.firstIndex(of: request) else { return false }
+        waiting.remove(at: index)
+        return true
+    }
+
+    /// The gate stops.
+    mutating func shutDown() -> ShutdownAction {
+        guard !isShutDown else { return ShutdownAction(close: [], fail: []) }
+        isShutDown = true
+        let close = connections.filter { $0.value != .connecting }.keys.sorted()
+        for connection in close { connections[connection] = nil }
+        idle = []
+        let fail = Array(waiting)
+        waiting.removeAll()
+        return ShutdownAction(close: close, fail: fail)
+    }
+
+    /// Whether nothing is open or connecting any more.
+    var isIdleAfterShutdown: Bool { isShutDown && connections.isEmpty }
+
+    private mutating func newConnection() -> ConnectionID {
+        let connection = ConnectionID(value: nextConnectionID)
+        nextConnectionID += 1
+        connections[connection] = .connecting
+        return connection
+    }
+
+    /// Room for one more connection: the longest waiter opens it.
+    private mutating func admitWaiter() -> (RequestID, Grant)? {
+        guard connections.count < maximumConnections, let next = waiting.popFirst() else { return nil }
+        return (next, .connect(newConnection()))
+    }
+}
