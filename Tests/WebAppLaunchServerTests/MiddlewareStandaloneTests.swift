@@ -49,11 +49,7 @@ struct MiddlewareStandaloneTests {
             let get = try await client.execute(uri: "/apps/healthmagazin", method: .get)
             #expect(get.status == .seeOther)
             #expect(get.headers[.location] == "/signin?next=1")
-            let post = try await client.execute(
-                uri: "/apps/healthmagazin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                body: ByteBuffer(string: "comment=hi")
-            )
-            #expect(post.status == .unauthorized)
+            #expect(try await client.postForm("/apps/healthmagazin", form: "comment=hi").status == .unauthorized)
             let tampered = try await client.execute(uri: "/apps/healthmagazin?launch=AAAA", method: .get)
             #expect(tampered.status == .unauthorized)
             #expect(tampered.headers[.location] == nil)
