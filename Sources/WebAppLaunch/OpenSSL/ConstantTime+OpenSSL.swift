@@ -40,3 +40,12 @@ package protocol ConstantTimeComparable {
 
 extension Array: ConstantTimeComparable where Element == UInt8 {}
 extension ArraySlice: ConstantTimeComparable where Element == UInt8 {}
+
+/// A cookie's or header's text as it arrived: compared without copying when its storage is
+/// contiguous (a native string's always is), from a copy otherwise.
+extension Substring.UTF8View: ConstantTimeComparable {
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let result = try withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) { return result }
+        return try Array(self).withUnsafeBytes(body)
+    }
+}

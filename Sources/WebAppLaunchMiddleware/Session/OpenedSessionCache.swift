@@ -1,4 +1,5 @@
 import Synchronization
+import WebAppLaunch
 
 /// The sessions whose cookies opened recently, so a browser's next requests with the same
 /// cookie skip base64url decoding, AES-256-GCM and the payload's checks.
@@ -62,11 +63,8 @@ struct CookieText: Hashable, Sendable {
     }
 
     static func == (left: CookieText, right: CookieText) -> Bool {
-        let a = left.text.utf8, b = right.text.utf8
+        // The project's one constant-time comparison (OpenSSL's CRYPTO_memcmp), as for MACs.
         // The length is not secret (every sealed cookie of an app has one of a few lengths).
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
-        return difference == 0
+        ConstantTime.equals(left.text.utf8, right.text.utf8)
     }
 }
