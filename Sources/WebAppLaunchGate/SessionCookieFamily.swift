@@ -20,36 +20,50 @@ public enum SessionCookieFamily {
 
     /// Whether a cookie name is one of ours.
     /// - Parameter name: A cookie name as sent (surrounding blanks already removed).
-    /// - Returns: `true` for the plain name and any `__Host-webapp_launch_session_…`.
+    /// - Returns: `true` for the plain name and any `__Host-webapp_launch_session_…`, in any
+    ///   case (ASCII folding, byte by byte: this runs on every proxied request).
     public static func contains(_ name: Substring) -> Bool {
-        let lowered = name.lowercased()
-        return lowered == plainName.lowercased() || lowered.hasPrefix(hostPrefix.lowercased())
+        let bytes = name.utf8
+        return equalIgnoringASCIICase(bytes, plainName.utf8)
+            || (bytes.count >= hostPrefix.utf8.count && equalIgnoringASCIICase(bytes.prefix(hostPrefix.utf8.count), hostPrefix.utf8))
     }
 
     /// A `Cookie` value without any cookie of the family; `nil` when nothing is left.
     /// - Parameter value: A `Cookie` field value (`a=1; b=2`).
-    /// - Returns: The remaining pairs joined by `; `, or `nil`.
+    /// - Returns: The remaining pairs joined by `; `, or `nil`; the value itself (no copy)
+    ///   when it holds none of ours.
     public static func removing(from value: String) -> String? {
-        let pairs = value.split(separator: ";").compactMap { piece -> Substring? in
-            let pair = piece.drop { $0 == " " || $0 == "\t" }
-            if contains(name(of: pair)) { return nil }
-            return pair.isEmpty ? nil : pair
+        // The pairs as the verifier reads them (``CookiePairs``): a pair the session lookup
+        // can see is a pair removed here.
+        guard CookiePairs(value).contains(where: { contains(trimmed($0.name)) }) else {
+            return CookiePairs(value).contains { _ in true } ? value : nil
         }
-        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
+        let kept = CookiePairs(value).filter { !contains(trimmed($0.name)) }.map(\.text)
+        return kept.isEmpty ? nil : kept.joined(separator: "; ")
     }
 
     /// How many cookies of the family a request's `Cookie` fields carry.
     /// - Parameter fields: The request's fields.
     /// - Returns: The count over every `Cookie` field.
     public static func count(in fields: HTTPFields) -> Int {
-        fields[values: .cookie].reduce(0) { total, value in
-            total + value.split(separator: ";").filter { contains(name(of: $0.drop { $0 == " " || $0 == "\t" })) }.count
+        fields.lazy.filter { $0.name == .cookie }.reduce(0) { total, field in
+            total + CookiePairs(field.value).count { contains(trimmed($0.name)) }
         }
     }
 
-    private static func name(of pair: Substring) -> Substring {
-        var name = pair.prefix { $0 != "=" }
-        while let last = name.last, last == " " || last == "\t" { name = name.dropLast() }
+    /// A name without trailing blanks: `webapp_launch_session =…` is ours too (removed,
+    /// counted), though no verifier would open it.
+    private static func trimmed(_ name: Substring) -> Substring {
+        var name = name
+        while let last = name.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { name = name.dropLast() }
         return name
+    }
+
+    private static func equalIgnoringASCIICase(_ bytes: some Collection<UInt8>, _ lowercase: some Collection<UInt8>) -> Bool {
+        bytes.count == lowercase.count && zip(bytes, lowercase).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 @testable import WebAppLaunchGate
+import WebAppLaunchMiddleware
 import WebAppRegistry
 
 @Suite("Gate: identity header encoding, hop-by-hop and cookie filtering")
@@ -54,9 +55,23 @@ struct IdentityHeadersTests {
         ("xwebapp_launch_session=1", "xwebapp_launch_session=1"),
         ("webapp_launch_sessions=1; __Host-webapp_launch_sessionx=2", "webapp_launch_sessions=1; __Host-webapp_launch_sessionx=2"),
         ("a=1", "a=1"),
+        ("a=1;b=2", "a=1;b=2"),
+        (" \ta=1;;  webapp_launch_session =x; ;b=2 ", "a=1; b=2 "),
+        (" ; ", nil),
     ] as [(String, String?)])
     func cookieFiltering(value: String, expected: String?) {
         #expect(SessionCookieFamily.removing(from: value) == expected)
+    }
+
+    @Test("a session cookie the verifier would read is never left for the upstream: both read Cookie fields as CookiePairs", arguments: [
+        "webapp_launch_session=s", "a=1;webapp_launch_session=s", " \t webapp_launch_session=s; b", ";;webapp_launch_session=s=t;",
+        "x=\u{E9}; __Host-webapp_launch_session_healthmagazin=s", "\u{1F600}=1;\twebapp_launch_session=s",
+    ])
+    func removalAgreesWithLookup(value: String) {
+        let names = [SessionCookieName.plain, SessionCookieName.hostPrefix + "healthmagazin"]
+        #expect(names.contains { CookiePairs.firstValue(named: $0, in: [value]) != nil }, "the lookup finds a session here")
+        let left = SessionCookieFamily.removing(from: value)
+        #expect(names.allSatisfy { name in CookiePairs.firstValue(named: name, in: [left].compactMap { $0 }) == nil })
     }
 
     @Test("identity header names are compared folded: any case, `_` read as `-`", arguments: [

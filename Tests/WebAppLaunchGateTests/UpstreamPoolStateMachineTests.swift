@@ -132,4 +132,31 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.leaseConnection(Self.request(1)) == .connect(C(value: 0)))
         #expect(pool.leaseConnection(Self.request(2)) == .wait)
     }
+
+    @Test("an idle connection on the asker's event loop is preferred, the most recent first; any idle one otherwise, before a new one")
+    func loopAffinity() {
+        typealias L = Machine.LoopID
+        var pool = Machine(maximumConnections: 4)
+        for n in 0..<3 {
+            #expect(pool.leaseConnection(Self.request(n)) == .connect(C(value: n)))
+            #expect(pool.connectionEstablished(C(value: n)) == true)
+        }
+        // C0 and C2 on loop 1, C1 on loop 2; C2 released last.
+        _ = pool.releaseConnection(C(value: 0), reusable: true, loop: L(value: 1))
+        _ = pool.releaseConnection(C(value: 1), reusable: true, loop: L(value: 2))
+        _ = pool.releaseConnection(C(value: 2), reusable: true, loop: L(value: 1))
+        #expect(pool.leaseConnection(Self.request(3), on: L(value: 2)) == .use(C(value: 1)), "loop 2's own, though not the most recent")
+        #expect(pool.leaseConnectionWithoutWaiting(on: L(value: 1)) == .use(C(value: 2)), "loop 1's most recent")
+        #expect(pool.idle == [C(value: 0)])
+        // No idle connection on loop 3: the idle one elsewhere is used; no new connection while one is idle.
+        #expect(pool.leaseConnection(Self.request(4), on: L(value: 3)) == .use(C(value: 0)))
+        #expect(pool.idle.isEmpty)
+        // Nothing idle and room left: a new connection (the runner opens it on the asker's loop).
+        #expect(pool.leaseConnection(Self.request(5), on: L(value: 3)) == .connect(C(value: 3)))
+        // An idle connection the upstream closed is forgotten with its loop.
+        _ = pool.connectionEstablished(C(value: 3))
+        _ = pool.releaseConnection(C(value: 3), reusable: true, loop: L(value: 3))
+        _ = pool.connectionClosed(C(value: 3))
+        #expect(pool.leaseConnection(Self.request(6), on: L(value: 3)) == .connect(C(value: 4)))
+    }
 }

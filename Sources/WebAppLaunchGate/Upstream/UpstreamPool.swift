@@ -10,6 +10,7 @@ import Synchronization
 final class UpstreamPool: Sendable {
     typealias ConnectionID = UpstreamPoolStateMachine.ConnectionID
     typealias RequestID = UpstreamPoolStateMachine.RequestID
+    typealias LoopID = UpstreamPoolStateMachine.LoopID
 
     private struct Waiter: Sendable {
         let continuation: CheckedContinuation<UpstreamPoolStateMachine.Grant, any Error>
@@ -28,11 +29,14 @@ final class UpstreamPool: Sendable {
     private let state: Mutex<State>
     private let configuration: UpstreamClient.Configuration
     private let group: any EventLoopGroup
+    /// The group's event loops: a request running on one of them prefers connections there.
+    private let loops: Set<LoopID>
     private let tls: NIOSSLContext?
 
     init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup) throws {
         self.configuration = configuration
         self.group = group
+        self.loops = Set(group.makeIterator().map(Self.loopID))
         self.state = Mutex(State(machine: UpstreamPoolStateMachine(maximumConnections: configuration.maximumConnections)))
         if configuration.upstream.scheme == "https" {
             tls = try NIOSSLContext(configuration: .makeClientConfiguration())
@@ -45,8 +49,9 @@ final class UpstreamPool: Sendable {
     /// `deadline` (else ``UpstreamClientError/poolWaitTimeout``).
     func lease(deadline: NIODeadline) async throws -> UpstreamConnection {
         // Fast path: an idle connection or room for one, without a continuation.
+        let loop = currentLoop()
         let immediate = state.withLock { state -> (UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)? in
-            guard let action = state.machine.leaseConnectionWithoutWaiting() else { return nil }
+            guard let action = state.machine.leaseConnectionWithoutWaiting(on: loop.map(Self.loopID)) else { return nil }
             if case .use(let id) = action { return (action, state.connections[id]) }
             return (action, nil)
         }
@@ -55,7 +60,7 @@ final class UpstreamPool: Sendable {
             case .use:
                 guard let connection else { throw UpstreamClientError.shutDown }
                 return connection
-            case .connect(let id): return try await connect(id)
+            case .connect(let id): return try await connect(id, on: loop)
             case .fail, .wait: throw UpstreamClientError.shutDown
             }
         }
@@ -66,7 +71,7 @@ final class UpstreamPool: Sendable {
         let grant = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UpstreamPoolStateMachine.Grant, any Error>) in
                 let action = state.withLock { state in
-                    let action = state.machine.leaseConnection(requestID)
+                    let action = state.machine.leaseConnection(requestID, on: loop.map(Self.loopID))
                     if action == .wait {
                         let timer = group.any().scheduleTask(deadline: deadline) { [self] in
                             giveUp(requestID, UpstreamClientError.poolWaitTimeout)
@@ -90,7 +95,7 @@ final class UpstreamPool: Sendable {
             guard let connection = state.withLock({ $0.connections[id] }) else { throw UpstreamClientError.shutDown }
             return connection
         case .connect(let id):
-            return try await connect(id)
+            return try await connect(id, on: currentLoop())
         }
     }
 
@@ -103,7 +108,7 @@ final class UpstreamPool: Sendable {
     func release(_ connection: UpstreamConnection, reusable: Bool) {
         if !reusable { connection.close(UpstreamClientError.connectionClosed) }
         let (close, resume) = state.withLock { state in
-            apply(state.machine.releaseConnection(connection.id, reusable: reusable), to: &state)
+            apply(state.machine.releaseConnection(connection.id, reusable: reusable, loop: Self.loopID(connection.channel.eventLoop)), to: &state)
         }
         close?.close(UpstreamClientError.connectionClosed)
         if case let (waiter, grant)? = resume {
@@ -138,7 +143,19 @@ final class UpstreamPool: Sendable {
 
     // MARK: Internals
 
-    private func connect(_ id: ConnectionID) async throws -> UpstreamConnection {
+    /// The calling thread's event loop, when it is one of the pool's (a request's task runs on
+    /// the event loop that read it when NIO is the global executor, as `webapp-launch` sets).
+    private func currentLoop() -> (any EventLoop)? {
+        guard let loop = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(Self.loopID(loop)) else { return nil }
+        return loop
+    }
+
+    private static func loopID(_ loop: any EventLoop) -> LoopID {
+        LoopID(value: UInt(bitPattern: ObjectIdentifier(loop)))
+    }
+
+    /// Opens connection `id`, on `loop` when given (the requester's own), else on any of the group's.
+    private func connect(_ id: ConnectionID, on loop: (any EventLoop)?) async throws -> UpstreamConnection {
         let upstream = configuration.upstream
         let readTimeout = TimeAmount(configuration.readTimeout)
         let tls = self.tls
@@ -146,7 +163,7 @@ final class UpstreamPool: Sendable {
         // TLS names the server only by name (SNI and certificate check); an address is checked as an address.
         let serverHostname = address == nil ? upstream.host : nil
         do {
-            let eventLoop = group.any()
+            let eventLoop = loop ?? group.any()
             let bootstrap = ClientBootstrap(group: eventLoop)
                 .connectTimeout(TimeAmount(configuration.connectTimeout))
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)

@@ -11,6 +11,9 @@ import NIOCore
 ///   released connection goes to the longest waiter directly, and room freed by a closed one
 ///   lets the longest waiter connect. A request connects at most once: a failed attempt is
 ///   its own failure (502 at once), never retried for it.
+/// - An idle connection on the asker's event loop is preferred (``LoopID``): its reads,
+///   writes and completions then stay on the thread that runs the request, with no hop to
+///   another thread and back per request. Any idle connection comes next, then a new one.
 /// - After ``shutDown()`` nothing is leased again: idle and leased connections are closed,
 ///   waiters fail, and a connection whose attempt succeeds afterwards is closed at once.
 struct UpstreamPoolStateMachine: Sendable {
@@ -18,6 +21,11 @@ struct UpstreamPoolStateMachine: Sendable {
     struct ConnectionID: Hashable, Sendable, Comparable {
         let value: Int
         static func < (lhs: Self, rhs: Self) -> Bool { lhs.value < rhs.value }
+    }
+
+    /// An event loop's identity, as the runner names it: a connection's channel runs on one.
+    struct LoopID: Hashable, Sendable {
+        let value: UInt
     }
 
     /// A request's identity while it waits for a connection.
@@ -77,9 +85,11 @@ struct UpstreamPoolStateMachine: Sendable {
     /// The most connections open at once (at least 1).
     let maximumConnections: Int
     private(set) var connections: [ConnectionID: ConnectionState] = [:]
-    /// Idle connections, the most recently used last (reused first: warmest, least likely
-    /// to have been closed by the upstream's keep-alive timeout).
-    private(set) var idle: [ConnectionID] = []
+    /// Idle connections with their event loops, the most recently used last (reused first:
+    /// warmest, least likely to have been closed by the upstream's keep-alive timeout).
+    private var idleConnections: [(connection: ConnectionID, loop: LoopID?)] = []
+    /// Idle connections, the most recently used last.
+    var idle: [ConnectionID] { idleConnections.map(\.connection) }
     private(set) var waiting = CircularBuffer<RequestID>()
     private(set) var isShutDown = false
     private var nextConnectionID = 0
@@ -89,8 +99,11 @@ struct UpstreamPoolStateMachine: Sendable {
     }
 
     /// A request wants a connection.
-    mutating func leaseConnection(_ request: RequestID) -> LeaseAction {
-        if let action = leaseConnectionWithoutWaiting() { return action }
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - loop: The event loop it runs on, if known: an idle connection there is preferred.
+    mutating func leaseConnection(_ request: RequestID, on loop: LoopID? = nil) -> LeaseAction {
+        if let action = leaseConnectionWithoutWaiting(on: loop) { return action }
         waiting.append(request)
         return .wait
     }
@@ -98,9 +111,13 @@ struct UpstreamPoolStateMachine: Sendable {
     /// A request wants a connection now: `nil` (and nothing changed) when it would have to
     /// wait. The runner's fast path, with no continuation to register. It cannot overtake a
     /// waiter: while requests wait, no connection is idle and there is no room.
-    mutating func leaseConnectionWithoutWaiting() -> LeaseAction? {
+    /// - Parameter loop: The event loop the request runs on, if known: an idle connection
+    ///   there is preferred, the most recently used first.
+    mutating func leaseConnectionWithoutWaiting(on loop: LoopID? = nil) -> LeaseAction? {
         guard !isShutDown else { return .fail }
-        if let connection = idle.popLast() {
+        let onLoop = loop.flatMap { loop in idleConnections.lastIndex { $0.loop == loop } }
+        if let index = onLoop ?? idleConnections.indices.last {
+            let connection = idleConnections.remove(at: index).connection
             connections[connection] = .leased
             return .use(connection)
         }
@@ -135,14 +152,15 @@ struct UpstreamPoolStateMachine: Sendable {
     ///   - connection: The connection.
     ///   - reusable: Whether its last response was complete and well framed, with nothing
     ///     left over, on a connection both sides keep alive.
-    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool) -> Action {
+    ///   - loop: The event loop its channel runs on, if known (kept while it is idle).
+    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool, loop: LoopID? = nil) -> Action {
         guard let state = connections[connection], state == .leased || state == .leasedButClosed else { return .none }
         if reusable, state == .leased, !isShutDown {
             if let next = waiting.popFirst() {
                 return Action(close: nil, resume: (next, .use(connection)))
             }
             connections[connection] = .idle
-            idle.append(connection)
+            idleConnections.append((connection, loop))
             return .none
         }
         connections[connection] = nil
@@ -154,7 +172,7 @@ struct UpstreamPoolStateMachine: Sendable {
         switch connections[connection] {
         case .idle?:
             connections[connection] = nil
-            idle.removeAll { $0 == connection }
+            idleConnections.removeAll { $0.connection == connection }
             return Action(close: nil, resume: isShutDown ? nil : admitWaiter())
         case .leased?:
             connections[connection] = .leasedButClosed
@@ -179,7 +197,7 @@ struct UpstreamPoolStateMachine: Sendable {
         isShutDown = true
         let close = connections.filter { $0.value != .connecting }.keys.sorted()
         for connection in close { connections[connection] = nil }
-        idle = []
+        idleConnections = []
         let fail = Array(waiting)
         waiting.removeAll()
         return ShutdownAction(close: close, fail: fail)

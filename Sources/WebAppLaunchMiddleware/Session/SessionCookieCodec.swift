@@ -69,7 +69,9 @@ struct SessionCookieCodec: Sendable {
     /// - Returns: The session, or `nil`.
     func session(of request: Request, now: UInt64) -> LaunchSession? {
         for name in names {
-            if let value = request.cookies[name]?.value, let session = open(value[...], now: now) {
+            // Byte for byte, no parse of every cookie into `Cookie`s (``CookiePairs``).
+            let cookies = request.headers.lazy.filter { $0.name == .cookie }.map(\.value)
+            if let value = CookiePairs.firstValue(named: name, in: cookies), let session = open(value, now: now) {
                 return session
             }
         }
