@@ -80,6 +80,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         var request = request
         let query: Substring? = request.uri.query.map { $0[...] }
         var form: Substring?
+        let carriesLaunch: Bool
         switch kind(of: request) {
         case .misplacedLaunch:
             // Refused, not claimed: the launch stays usable where a browser sends it.
@@ -90,10 +91,13 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             if let buffer = try await FormBodyPeek.body(of: &request, upTo: Self.maximumFormBytes) {
                 form = Substring(String(buffer: buffer))
             }
-        case .queryLaunch, .other:
-            break
+            carriesLaunch = LaunchParameters.carriesLaunch(query) || LaunchParameters.carriesLaunch(form)
+        case .queryLaunch:
+            carriesLaunch = true  // the kind found `launch` in the query: not scanned again
+        case .other:
+            carriesLaunch = false  // no `launch` in the query, and no form read
         }
-        if LaunchParameters.carriesLaunch(query) || LaunchParameters.carriesLaunch(form) {
+        if carriesLaunch {
             return try await exchange(query: query, form: form, request: request, context: context)
         }
         if let session = cookies.session(of: request, now: UnixSeconds.of(clock())) {

@@ -201,7 +201,7 @@ public struct WebAppServer: Sendable {
         if let listener = configuration.metrics {
             services.append(Application(
                 router: makeMetricsRouter(),
-                server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+                server: .webAppLaunchHTTP1(configuration: .init(idleTimeout: idleTimeout)),
                 configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
                 onServerRunning: onMetricsServerRunning,
                 logger: logger
@@ -218,7 +218,7 @@ public struct WebAppServer: Sendable {
         }
         return Application(
             router: makeRouter(),
-            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            server: .webAppLaunchHTTP1(configuration: .init(idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: services,
             onServerRunning: onRunning,

@@ -1,0 +1,68 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Hummingbird's HTTP/1.1 child channel, with ``OriginFormRequestCodec`` in place of
+/// swift-nio-extras' codec: the same pipeline (decoder limits, no pipelining assistance,
+/// additional handlers, idle timeout, connection state) and the same request loop
+/// (`handleHTTP`), without a Foundation parse of every request target.
+///
+/// Every listener of ours (`serve` and its metrics listener, the gate, the launcher) is
+/// built with ``HTTPServerBuilder/webAppLaunchHTTP1(configuration:)``.
+public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    /// The channel each connection's requests and responses pass through.
+    public typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+
+    /// Called with each request.
+    public let responder: HTTPChannelHandler.Responder
+    /// Hummingbird's HTTP/1 options, read as `HTTP1Channel` reads them.
+    public let configuration: HTTP1Channel.Configuration
+
+    /// Creates the channel.
+    /// - Parameters:
+    ///   - responder: Called with each request.
+    ///   - configuration: Hummingbird's HTTP/1 options.
+    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration = .init()) {
+        self.responder = responder
+        self.configuration = configuration
+    }
+
+    /// Builds a connection's pipeline.
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            var limits = NIOHTTPDecoderLimitConfiguration()
+            limits.maxHeaderFieldSize = configuration.httpDecoder.maxHeaderFieldSize
+            limits.maxHeaderListSize = configuration.httpDecoder.maxHeaderListSize
+            limits.maxHeaderFieldCount = configuration.httpDecoder.maxHeaderFieldCount
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.configureHTTPServerPipeline(
+                withPipeliningAssistance: false,  // requests are taken one at a time by the async channel
+                withErrorHandling: false,  // Hummingbird answers parse errors (handleHTTP)
+                withOutboundHeaderValidation: false,  // HTTP Types validated every field when it was made
+                withEncoderConfiguration: .init(),
+                withDecoderLimitConfiguration: limits
+            )
+            try pipeline.addHandler(OriginFormRequestCodec(secure: false))
+            try pipeline.addHandlers(configuration.additionalChannelHandlers())
+            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: configuration.idleTimeout.map { .init($0) }, logger: logger))
+            return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        }
+    }
+
+    /// Serves a connection's requests one after another.
+    public func handle(value asyncChannel: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 on ``LaunchHTTP1Channel``: the listener every entry point of ours uses.
+    /// - Parameter configuration: Hummingbird's HTTP/1 options (idle timeout, decoder limits).
+    /// - Returns: The builder to pass as an `Application`'s `server`.
+    public static func webAppLaunchHTTP1(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in LaunchHTTP1Channel(responder: responder, configuration: configuration) }
+    }
+}
