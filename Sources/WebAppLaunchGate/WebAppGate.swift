@@ -182,7 +182,7 @@ public struct WebAppGate: Sendable {
         }
         return Application(
             router: makeRouter(),
-            server: .webAppLaunchHTTP1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
+            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: all,
             onServerRunning: onRunning,

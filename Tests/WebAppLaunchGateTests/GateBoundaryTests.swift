@@ -42,6 +42,18 @@ struct GateBoundaryTests {
         }
     }
 
+    @Test("a connection to the gate that sends nothing is closed after the idle timeout, in both modes", arguments: [true, false])
+    func silentConnectionIsClosed(reverseProxy: Bool) async throws {
+        let upstream = try await EchoUpstream()
+        let mode: GateConfiguration.Mode = reverseProxy ? .reverseProxy(upstream: try GateUpstream(upstream.origin)) : .authRequest
+        try await withGate(mode: mode, adjust: { $0.idleTimeout = .milliseconds(500) }) { publicURL, _ in
+            let lifetime = try await silentConnectionLifetime(port: try #require(publicURL.port))
+            #expect(lifetime != nil, "the gate never closed the silent connection")
+            if let lifetime { #expect(lifetime < .seconds(3)) }
+        }
+        withExtendedLifetime(upstream) {}
+    }
+
     @Test("session of user A, then a launch of user B: B's launch is exchanged, never passed to the app as A", arguments: Shape.allCases)
     func launchWinsOverLiveSession(shape: Shape) async throws {
         try await withShape(shape) { origin, publicURL, client in

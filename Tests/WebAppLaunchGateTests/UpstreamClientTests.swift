@@ -34,6 +34,33 @@ struct UpstreamClientTests {
         return try UpstreamClient(configuration: .init(configuration, upstream: try GateUpstream(upstream.origin)))
     }
 
+    /// Runs `body` with a scripted upstream answering by `script` and a client to it; both
+    /// are shut down however `body` ends (a test that throws midway leaks no server).
+    static func withScriptedUpstream(
+        maximumConnections: Int = 4,
+        readTimeout: Duration = .seconds(5),
+        answer script: @escaping @Sendable (_ index: Int, _ target: String) -> ScriptedUpstream.Answer,
+        _ body: (ScriptedUpstream, UpstreamClient) async throws -> Void
+    ) async throws {
+        let upstream = try await ScriptedUpstream(answer: script)
+        let client: UpstreamClient
+        do {
+            client = try Self.client(upstream, maximumConnections: maximumConnections, readTimeout: readTimeout)
+        } catch {
+            try? await upstream.stop()
+            throw error
+        }
+        do {
+            try await body(upstream, client)
+        } catch {
+            await client.shutdown()
+            try? await upstream.stop()
+            throw error
+        }
+        await client.shutdown()
+        try await upstream.stop()
+    }
+
     /// A response of `body` framed by `Content-Length`, kept alive.
     static func ok(_ body: String, _ extra: String = "") -> String {
         "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\(extra)\r\n\(body)"
@@ -63,21 +90,19 @@ struct UpstreamClientTests {
     @Test("redirects are never followed, refused connections never retried, bodies never decompressed")
     func neverFollowsOrRetries() async throws {
         let gzipped = "\u{1F}\u{8B}\u{08}\u{00}not-really-gzip"
-        let upstream = try await ScriptedUpstream { _, target in
+        try await Self.withScriptedUpstream(answer: { _, target in
             target == "/moved"
                 ? .bytes("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
                 : .bytes(Self.ok(gzipped, "Content-Encoding: gzip\r\n"))
+        }) { upstream, client in
+            let moved = try await Self.get(client, "/moved")
+            #expect(moved.status == 302)
+            #expect(moved.headers["location"] == ["/elsewhere"])
+            let compressed = try await Self.get(client, "/file")
+            #expect(compressed.headers["content-encoding"] == ["gzip"])
+            #expect(compressed.body == gzipped)
+            #expect(upstream.snapshot.requests.map(\.target) == ["/moved", "/file"], "the redirect was not followed")
         }
-        let client = try Self.client(upstream)
-        let moved = try await Self.get(client, "/moved")
-        #expect(moved.status == 302)
-        #expect(moved.headers["location"] == ["/elsewhere"])
-        let compressed = try await Self.get(client, "/file")
-        #expect(compressed.headers["content-encoding"] == ["gzip"])
-        #expect(compressed.body == gzipped)
-        #expect(upstream.snapshot.requests.map(\.target) == ["/moved", "/file"], "the redirect was not followed")
-        await client.shutdown()
-        try await upstream.stop()
 
         let closed = try freeLoopbackPort()
         var configuration = try Self.configuration()
@@ -92,22 +117,20 @@ struct UpstreamClientTests {
 
     @Test("keep-alive: sequential requests share one connection, with Content-Length or chunked bodies, targets byte for byte")
     func reusesConnections() async throws {
-        let upstream = try await ScriptedUpstream { index, target in
+        try await Self.withScriptedUpstream(answer: { index, target in
             index % 2 == 0
                 ? .bytes(Self.ok("answer \(index) for \(target)"))
                 : .bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nchunk\r\n3\r\ned!\r\n0\r\n\r\n")
+        }) { upstream, client in
+            let targets = ["/a%2Fb?x=%26&y=%2526", "/p;q=1?z=a+b", "/a//b/./c?x=1", "/", "/x"]
+            for (index, target) in targets.enumerated() {
+                let answer = try await Self.get(client, target)
+                #expect(answer.body == (index % 2 == 0 ? "answer \(index) for \(target)" : "chunked!"))
+            }
+            let counts = upstream.snapshot
+            #expect(counts.accepted == 1)
+            #expect(counts.requests.map(\.target) == targets)
         }
-        let client = try Self.client(upstream)
-        let targets = ["/a%2Fb?x=%26&y=%2526", "/p;q=1?z=a+b", "/a//b/./c?x=1", "/", "/x"]
-        for (index, target) in targets.enumerated() {
-            let answer = try await Self.get(client, target)
-            #expect(answer.body == (index % 2 == 0 ? "answer \(index) for \(target)" : "chunked!"))
-        }
-        let counts = upstream.snapshot
-        #expect(counts.accepted == 1)
-        #expect(counts.requests.map(\.target) == targets)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test(
@@ -119,27 +142,23 @@ struct UpstreamClientTests {
         ]
     )
     func closesUnframed(response: String) async throws {
-        let upstream = try await ScriptedUpstream { _, _ in .bytesThenClose(response) }
-        let client = try Self.client(upstream)
-        for _ in 0..<3 {
-            #expect(try await Self.get(client, "/").body == "until the end")
+        try await Self.withScriptedUpstream(answer: { _, _ in .bytesThenClose(response) }) { (upstream, client) async throws in
+            for _ in 0..<3 {
+                #expect(try await Self.get(client, "/").body == "until the end")
+            }
+            #expect(upstream.snapshot.accepted == 3)
         }
-        #expect(upstream.snapshot.accepted == 3)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test("bytes after a response (a second, unasked-for response) close the connection: the next request never reads them")
     func smuggledResponseClosesTheConnection() async throws {
-        let upstream = try await ScriptedUpstream { index, _ in
+        try await Self.withScriptedUpstream(maximumConnections: 1, answer: { index, _ in
             index == 0 ? .bytes(Self.ok("hello") + Self.ok("smuggled")) : .bytes(Self.ok("fresh \(index)"))
+        }) { (upstream, client) async throws in
+            #expect(try await Self.get(client, "/first").body == "hello")
+            #expect(try await Self.get(client, "/second").body == "fresh 1")
+            #expect(upstream.snapshot.accepted == 2)
         }
-        let client = try Self.client(upstream, maximumConnections: 1)
-        #expect(try await Self.get(client, "/first").body == "hello")
-        #expect(try await Self.get(client, "/second").body == "fresh 1")
-        #expect(upstream.snapshot.accepted == 2)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test(
@@ -151,156 +170,140 @@ struct UpstreamClientTests {
         ]
     )
     func badFramingFails(response: String) async throws {
-        let upstream = try await ScriptedUpstream { index, _ in index == 0 ? .bytes(response) : .bytes(Self.ok("fine")) }
-        let client = try Self.client(upstream, maximumConnections: 1)
-        await #expect(throws: (any Error).self) { try await Self.get(client, "/") }
-        #expect(try await Self.get(client, "/").body == "fine")
-        #expect(upstream.snapshot.accepted == 2)
-        await client.shutdown()
-        try await upstream.stop()
+        try await Self.withScriptedUpstream(maximumConnections: 1, answer: { index, _ in index == 0 ? .bytes(response) : .bytes(Self.ok("fine")) }) { (upstream, client) async throws in
+            await #expect(throws: (any Error).self) { try await Self.get(client, "/") }
+            #expect(try await Self.get(client, "/").body == "fine")
+            #expect(upstream.snapshot.accepted == 2)
+        }
     }
 
     @Test("an idle connection the upstream closed is dropped: the next request opens another")
     func upstreamClosesIdleConnection() async throws {
-        let upstream = try await ScriptedUpstream { index, _ in .bytesThenClose(Self.ok("one \(index)")) }
-        let client = try Self.client(upstream)
-        #expect(try await Self.get(client, "/").body == "one 0")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(client.pool.openConnections == 0)
-        #expect(try await Self.get(client, "/").body == "one 1")
-        #expect(upstream.snapshot.accepted == 2)
-        await client.shutdown()
-        try await upstream.stop()
+        try await Self.withScriptedUpstream(answer: { index, _ in .bytesThenClose(Self.ok("one \(index)")) }) { upstream, client in
+            #expect(try await Self.get(client, "/").body == "one 0")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(client.pool.openConnections == 0)
+            #expect(try await Self.get(client, "/").body == "one 1")
+            #expect(upstream.snapshot.accepted == 2)
+        }
     }
 
     @Test("concurrent requests never exceed the bound and never share a connection at once")
     func boundedAndNeverShared() async throws {
-        let upstream = try await ScriptedUpstream { index, _ in .delayed(.milliseconds(100), Self.ok("slow \(index)")) }
-        let client = try Self.client(upstream, maximumConnections: 2)
-        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<6 { group.addTask { try await Self.get(client, "/").body } }
-            return try await group.reduce(into: []) { $0.append($1) }
+        try await Self.withScriptedUpstream(maximumConnections: 2, answer: { index, _ in .delayed(.milliseconds(100), Self.ok("slow \(index)")) }) { upstream, client in
+            let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<6 { group.addTask { try await Self.get(client, "/").body } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(bodies) == Set((0..<6).map { "slow \($0)" }))
+            let counts = upstream.snapshot
+            #expect(counts.accepted == 2)
+            #expect(counts.mostInFlightOnOneConnection == 1)
         }
-        #expect(Set(bodies) == Set((0..<6).map { "slow \($0)" }))
-        let counts = upstream.snapshot
-        #expect(counts.accepted == 2)
-        #expect(counts.mostInFlightOnOneConnection == 1)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test("no response head before the deadline, a silent body, or no free connection in time: each is a timeout")
     func timeouts() async throws {
-        let upstream = try await ScriptedUpstream { _, target in
+        try await Self.withScriptedUpstream(maximumConnections: 1, readTimeout: .milliseconds(500), answer: { _, target in
             switch target {
             case "/silent": .silence
             case "/stalls": .bytes("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
             default: .bytes(Self.ok("fine"))
             }
+        }) { upstream, client in
+            var started = ContinuousClock.now
+            await #expect(throws: UpstreamClientError.responseHeadTimeout) { try await Self.get(client, "/silent", within: .milliseconds(300)) }
+            #expect(ContinuousClock.now - started < .seconds(2))
+
+            started = ContinuousClock.now
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/stalls", headers: ["Host": "upstream"])
+            let stalled = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            #expect(try await stalled.nextChunks().map { String(buffer: $0) } == ["partial"])
+            await #expect(throws: UpstreamClientError.readTimeout) { try await stalled.nextChunks() }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            stalled.release()
+
+            // The only connection is held by a request nobody answers: the next waits, then gives up.
+            let held = Task { try await Self.get(client, "/silent", within: .seconds(3)) }
+            try await Task.sleep(for: .milliseconds(100))
+            await #expect(throws: UpstreamClientError.poolWaitTimeout) { try await Self.get(client, "/", within: .milliseconds(300)) }
+            _ = await held.result
+            #expect(try await Self.get(client, "/").body == "fine")
+            #expect(UpstreamClientError.poolWaitTimeout.isTimeout && UpstreamClientError.readTimeout.isTimeout && !UpstreamClientError.connectionClosed.isTimeout)
         }
-        let client = try Self.client(upstream, maximumConnections: 1, readTimeout: .milliseconds(500))
-        var started = ContinuousClock.now
-        await #expect(throws: UpstreamClientError.responseHeadTimeout) { try await Self.get(client, "/silent", within: .milliseconds(300)) }
-        #expect(ContinuousClock.now - started < .seconds(2))
-
-        started = ContinuousClock.now
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/stalls", headers: ["Host": "upstream"])
-        let stalled = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
-        #expect(try await stalled.nextChunks().map { String(buffer: $0) } == ["partial"])
-        await #expect(throws: UpstreamClientError.readTimeout) { try await stalled.nextChunks() }
-        #expect(ContinuousClock.now - started < .seconds(2))
-        stalled.release()
-
-        // The only connection is held by a request nobody answers: the next waits, then gives up.
-        let held = Task { try await Self.get(client, "/silent", within: .seconds(3)) }
-        try await Task.sleep(for: .milliseconds(100))
-        await #expect(throws: UpstreamClientError.poolWaitTimeout) { try await Self.get(client, "/", within: .milliseconds(300)) }
-        _ = await held.result
-        #expect(try await Self.get(client, "/").body == "fine")
-        #expect(UpstreamClientError.poolWaitTimeout.isTimeout && UpstreamClientError.readTimeout.isTimeout && !UpstreamClientError.connectionClosed.isTimeout)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test("a body over the reader's limit fails; cut off before its end, its connection is closed, not reused")
     func bodyLimit() async throws {
-        let upstream = try await ScriptedUpstream { index, _ in
+        try await Self.withScriptedUpstream(answer: { index, _ in
             index == 0 ? .bytes(Self.ok(String(repeating: "x", count: 500_000))) : .bytes(Self.ok("small"))
+        }) { upstream, client in
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "upstream"])
+            let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            await #expect(throws: UpstreamClientError.bodyTooLarge) { try await response.collect(upTo: 1000) }
+            #expect(try await Self.get(client, "/").body == "small")
+            #expect(upstream.snapshot.accepted == 2)
         }
-        let client = try Self.client(upstream)
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "upstream"])
-        let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
-        await #expect(throws: UpstreamClientError.bodyTooLarge) { try await response.collect(upTo: 1000) }
-        #expect(try await Self.get(client, "/").body == "small")
-        #expect(upstream.snapshot.accepted == 2)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test("a reader slower than the read timeout is not the upstream's silence: the socket waits, nothing times out")
     func slowReaderIsNoTimeout() async throws {
         let size = 1_000_000
-        let upstream = try await ScriptedUpstream { _, _ in .bytes(Self.ok(String(repeating: "y", count: size))) }
         // Generous against a loaded machine: the reader's pauses are 1.5 times the timeout.
-        let client = try Self.client(upstream, readTimeout: .seconds(1))
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "upstream"])
-        let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
-        var total = 0
-        var pulls = 0
-        while true {
-            let chunks = try await response.nextChunks()
-            if chunks.isEmpty { break }
-            total += chunks.reduce(0) { $0 + $1.readableBytes }
-            pulls += 1
-            // Bounded: the watermark, plus what one read event takes (NIO's default: up to 4
-            // reads of at most 64 KiB) before reading stops.
-            #expect(chunks.reduce(0) { $0 + $1.readableBytes } <= UpstreamConnectionHandler.bufferHighWatermark + 4 * 65536, "the buffer stays bounded")
-            if pulls <= 2 { try await Task.sleep(for: .milliseconds(1500)) }
+        try await Self.withScriptedUpstream(readTimeout: .seconds(1), answer: { _, _ in .bytes(Self.ok(String(repeating: "y", count: size))) }) { upstream, client in
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "upstream"])
+            let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            var total = 0
+            var pulls = 0
+            while true {
+                let chunks = try await response.nextChunks()
+                if chunks.isEmpty { break }
+                total += chunks.reduce(0) { $0 + $1.readableBytes }
+                pulls += 1
+                // Bounded: the watermark, plus what one read event takes (NIO's default: up to 4
+                // reads of at most 64 KiB) before reading stops.
+                #expect(chunks.reduce(0) { $0 + $1.readableBytes } <= UpstreamConnectionHandler.bufferHighWatermark + 4 * 65536, "the buffer stays bounded")
+                if pulls <= 2 { try await Task.sleep(for: .milliseconds(1500)) }
+            }
+            #expect(total == size)
+            #expect(try await Self.get(client, "/").body.count == size)
+            #expect(upstream.snapshot.accepted == 1)
         }
-        #expect(total == size)
-        #expect(try await Self.get(client, "/").body.count == size)
-        #expect(upstream.snapshot.accepted == 1)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test("a HEAD response announces a length and has no body: it ends at once and its connection is reused")
     func headResponse() async throws {
-        let upstream = try await ScriptedUpstream { index, _ in
+        try await Self.withScriptedUpstream(answer: { index, _ in
             index == 0 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 12345\r\n\r\n") : .bytes(Self.ok("after"))
+        }) { upstream, client in
+            let head = HTTPRequestHead(version: .http1_1, method: .HEAD, uri: "/", headers: ["Host": "upstream"])
+            let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            #expect(response.head.headers["content-length"] == ["12345"])
+            #expect(try await response.nextChunks().isEmpty)
+            #expect(try await Self.get(client, "/").body == "after")
+            #expect(upstream.snapshot.accepted == 1)
         }
-        let client = try Self.client(upstream)
-        let head = HTTPRequestHead(version: .http1_1, method: .HEAD, uri: "/", headers: ["Host": "upstream"])
-        let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
-        #expect(response.head.headers["content-length"] == ["12345"])
-        #expect(try await response.nextChunks().isEmpty)
-        #expect(try await Self.get(client, "/").body == "after")
-        #expect(upstream.snapshot.accepted == 1)
-        await client.shutdown()
-        try await upstream.stop()
     }
 
     @Test("a request body streams upstream with the framing the gate sets, and the connection is reused after it")
     func requestBody() async throws {
-        let upstream = try await ScriptedUpstream { index, _ in .bytes(Self.ok("got \(index)")) }
-        let client = try Self.client(upstream)
-        var headers: HTTPHeaders = ["Host": "upstream", "Content-Length": "999", "Transfer-Encoding": "gzip"]
-        UpstreamClient.frame(&headers, bodyLength: 12, hasBody: true)
-        #expect(headers["content-length"] == ["12"] && headers["transfer-encoding"].isEmpty)
-        let chunks = [ByteBuffer(string: "hello "), ByteBuffer(string: "world!")]
-        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/upload", headers: headers)
-        let response = try await client.execute(head, body: chunks.async, deadline: .now() + .seconds(5))
-        #expect(String(buffer: try await response.collect(upTo: 100)) == "got 0")
-        #expect(try await Self.get(client, "/after").body == "got 1")
-        #expect(upstream.snapshot.accepted == 1)
-        var none: HTTPHeaders = ["Content-Length": "5"]
-        UpstreamClient.frame(&none, bodyLength: nil, hasBody: false)
-        #expect(none["content-length"].isEmpty)
-        var unknown: HTTPHeaders = [:]
-        UpstreamClient.frame(&unknown, bodyLength: nil, hasBody: true)
-        #expect(unknown["transfer-encoding"] == ["chunked"])
-        await client.shutdown()
-        try await upstream.stop()
+        try await Self.withScriptedUpstream(answer: { index, _ in .bytes(Self.ok("got \(index)")) }) { upstream, client in
+            var headers: HTTPHeaders = ["Host": "upstream", "Content-Length": "999", "Transfer-Encoding": "gzip"]
+            UpstreamClient.frame(&headers, bodyLength: 12, hasBody: true)
+            #expect(headers["content-length"] == ["12"] && headers["transfer-encoding"].isEmpty)
+            let chunks = [ByteBuffer(string: "hello "), ByteBuffer(string: "world!")]
+            let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/upload", headers: headers)
+            let response = try await client.execute(head, body: chunks.async, deadline: .now() + .seconds(5))
+            #expect(String(buffer: try await response.collect(upTo: 100)) == "got 0")
+            #expect(try await Self.get(client, "/after").body == "got 1")
+            #expect(upstream.snapshot.accepted == 1)
+            var none: HTTPHeaders = ["Content-Length": "5"]
+            UpstreamClient.frame(&none, bodyLength: nil, hasBody: false)
+            #expect(none["content-length"].isEmpty)
+            var unknown: HTTPHeaders = [:]
+            UpstreamClient.frame(&unknown, bodyLength: nil, hasBody: true)
+            #expect(unknown["transfer-encoding"] == ["chunked"])
+        }
     }
 
     @Test("through the gate: requests reuse one upstream connection, small and streamed; a response the decoder refuses gives 502 and a new connection")
@@ -344,25 +347,23 @@ struct UpstreamClientTests {
     @Test("an upstream that answers before the body is sent: its answer is returned by the deadline, the body is never ended, the connection never reused")
     func earlyAnswer() async throws {
         // The scripted server answers a request without Content-Length at its head: early.
-        let upstream = try await ScriptedUpstream { index, _ in .bytes(Self.ok("early \(index)")) }
-        let client = try Self.client(upstream)
-        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
-        continuation.yield(ByteBuffer(string: "hello"))
-        var headers: HTTPHeaders = ["Host": "upstream"]
-        UpstreamClient.frame(&headers, bodyLength: nil, hasBody: true)
-        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/upload", headers: headers)
-        let started = ContinuousClock.now
-        let response = try await client.execute(head, body: stream, deadline: .now() + .milliseconds(500))
-        #expect(ContinuousClock.now - started < .seconds(3))
-        #expect(String(buffer: try await response.collect(upTo: 100)) == "early 0")
-        #expect(try await Self.get(client, "/after").body == "early 1")
-        #expect(upstream.snapshot.accepted == 2, "the connection with the unfinished body was not reused")
-        let sent = upstream.snapshot.received[1] ?? ""
-        #expect(sent.contains("5\r\nhello\r\n"))
-        #expect(!sent.contains("0\r\n\r\n"), "the cut-short body was never ended as if whole")
-        continuation.finish()
-        await client.shutdown()
-        try await upstream.stop()
+        try await Self.withScriptedUpstream(answer: { index, _ in .bytes(Self.ok("early \(index)")) }) { upstream, client in
+            let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+            continuation.yield(ByteBuffer(string: "hello"))
+            var headers: HTTPHeaders = ["Host": "upstream"]
+            UpstreamClient.frame(&headers, bodyLength: nil, hasBody: true)
+            let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/upload", headers: headers)
+            let started = ContinuousClock.now
+            let response = try await client.execute(head, body: stream, deadline: .now() + .milliseconds(500))
+            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(String(buffer: try await response.collect(upTo: 100)) == "early 0")
+            #expect(try await Self.get(client, "/after").body == "early 1")
+            #expect(upstream.snapshot.accepted == 2, "the connection with the unfinished body was not reused")
+            let sent = upstream.snapshot.received[1] ?? ""
+            #expect(sent.contains("5\r\nhello\r\n"))
+            #expect(!sent.contains("0\r\n\r\n"), "the cut-short body was never ended as if whole")
+            continuation.finish()
+        }
     }
 
     @Test("shutdown closes the idle connections and refuses later requests")

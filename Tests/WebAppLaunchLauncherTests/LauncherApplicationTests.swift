@@ -22,6 +22,27 @@ struct LauncherApplicationTests {
         )
     }
 
+    @Test("a client connection that sends nothing is closed after the idle timeout (as serve and the gate close theirs); a request is still served")
+    func silentConnectionIsClosed() async throws {
+        var configuration = Self.configuration()
+        configuration.idleTimeout = .milliseconds(500)
+        let launcher = try LauncherApplication(configuration: configuration)
+        try await launcher.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let lifetime = try await silentConnectionLifetime(port: port)
+            #expect(lifetime != nil, "the launcher never closed the silent connection")
+            if let lifetime { #expect(lifetime < .seconds(3)) }
+            // The test client's own connection was idle as long: a fresh one asks.
+            let answer = try await offload { () throws -> String in
+                let fresh = try LoopbackSocket(port: port)
+                defer { fresh.close() }
+                try fresh.send("GET /v1/catalogue HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                return try fresh.readAll(limit: .seconds(5))
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
     @Test("The application serves the catalogue, and its provider client is shut down when the service group stops")
     func applicationOwnsItsClient() async throws {
         let launcher = try LauncherApplication(configuration: Self.configuration())

@@ -108,7 +108,7 @@ public struct LauncherApplication: Sendable {
         let onRunning = BoundAddressGuard.install(for: configuration.keyring, in: &all, onServerRunning: onServerRunning)
         return Application(
             router: makeRouter(),
-            server: .webAppLaunchHTTP1(),
+            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: all,
             onServerRunning: onRunning,

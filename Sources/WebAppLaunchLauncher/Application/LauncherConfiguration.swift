@@ -64,6 +64,9 @@ public struct LauncherConfiguration: Sendable {
     public var providerTimeout: Duration
     /// Identity provider requests in flight at once.
     public var maximumProviderRequests: Int
+    /// How long a client connection may stay silent before the launcher closes it (as
+    /// `serve` and the gate do: a silent connection is never held for ever).
+    public var idleTimeout: Duration
 
     /// Creates a configuration; the defaults are the CLI's.
     public init(
@@ -80,7 +83,8 @@ public struct LauncherConfiguration: Sendable {
         userinfoCacheLifetime: Duration = .seconds(30),
         launchesPerMinute: Int = 10,
         providerTimeout: Duration = .seconds(5),
-        maximumProviderRequests: Int = 256
+        maximumProviderRequests: Int = 256,
+        idleTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -96,5 +100,6 @@ public struct LauncherConfiguration: Sendable {
         self.launchesPerMinute = launchesPerMinute
         self.providerTimeout = providerTimeout
         self.maximumProviderRequests = maximumProviderRequests
+        self.idleTimeout = idleTimeout
     }
 }

@@ -60,9 +60,15 @@ public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 on ``LaunchHTTP1Channel``: the listener every entry point of ours uses.
-    /// - Parameter configuration: Hummingbird's HTTP/1 options (idle timeout, decoder limits).
+    ///
+    /// The idle timeout has no default: a listener without one keeps every silent
+    /// connection open for ever, and a client could hold all of them (the launcher once
+    /// listened that way while `serve` and the gate closed theirs).
+    /// - Parameter idleTimeout: How long a connection may stay silent (no request, or a
+    ///   request's bytes stopped coming) before it is closed.
     /// - Returns: The builder to pass as an `Application`'s `server`.
-    public static func webAppLaunchHTTP1(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in LaunchHTTP1Channel(responder: responder, configuration: configuration) }
+    public static func webAppLaunchHTTP1(idleTimeout: Duration) -> HTTPServerBuilder {
+        let configuration = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
+        return HTTPServerBuilder { responder in LaunchHTTP1Channel(responder: responder, configuration: configuration) }
     }
 }

@@ -196,12 +196,11 @@ public struct WebAppServer: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let idleTimeout = TimeAmount(configuration.idleTimeout)
         var services: [any Service] = storeServices
         if let listener = configuration.metrics {
             services.append(Application(
                 router: makeMetricsRouter(),
-                server: .webAppLaunchHTTP1(configuration: .init(idleTimeout: idleTimeout)),
+                server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
                 configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
                 onServerRunning: onMetricsServerRunning,
                 logger: logger
@@ -218,7 +217,7 @@ public struct WebAppServer: Sendable {
         }
         return Application(
             router: makeRouter(),
-            server: .webAppLaunchHTTP1(configuration: .init(idleTimeout: idleTimeout)),
+            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: services,
             onServerRunning: onRunning,
