@@ -33,13 +33,7 @@ struct LauncherApplicationTests {
             #expect(lifetime != nil, "the launcher never closed the silent connection")
             if let lifetime { #expect(lifetime < .seconds(3)) }
             // The test client's own connection was idle as long: a fresh one asks.
-            let answer = try await offload { () throws -> String in
-                let fresh = try LoopbackSocket(port: port)
-                defer { fresh.close() }
-                try fresh.send("GET /v1/catalogue HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                return try fresh.readAll(limit: .seconds(5))
-            }
-            #expect(answer.hasPrefix("HTTP/1.1 200"))
+            #expect(try await rawGet("/v1/catalogue", port: port).hasPrefix("HTTP/1.1 200"))
         }
     }
 

@@ -34,12 +34,6 @@ struct IdleConnectionTests {
         #expect(waited != nil, "the server never closed the silent connection")
         if let waited { #expect(waited < .seconds(3)) }
 
-        let answer = try await offload { () throws -> String in
-            let client = try LoopbackSocket(port: port)
-            defer { client.close() }
-            try client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            return try client.readAll(limit: .seconds(5))
-        }
-        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        #expect(try await rawGet("/healthz", port: port).hasPrefix("HTTP/1.1 200"))
     }
 }

@@ -83,3 +83,18 @@ public func silentConnectionLifetime(port: Int, limit: Duration = .seconds(5)) a
         return try silent.waitForClose(limit: limit).map { $0 - started }
     }
 }
+
+/// The whole answer of a server on 127.0.0.1:`port` to a GET of `path` on a new connection
+/// (`Connection: close`), read off the cooperative pool.
+/// - Parameters:
+///   - path: The request target.
+///   - port: The server's port.
+/// - Returns: The raw response, status line first.
+public func rawGet(_ path: String, port: Int) async throws -> String {
+    try await offload { () throws -> String in
+        let client = try LoopbackSocket(port: port)
+        defer { client.close() }
+        try client.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return try client.readAll(limit: .seconds(5))
+    }
+}
