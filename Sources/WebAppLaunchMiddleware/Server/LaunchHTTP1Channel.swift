@@ -11,7 +11,7 @@ import NIOHTTPTypes
 /// (`handleHTTP`), without a Foundation parse of every request target.
 ///
 /// Every listener of ours (`serve` and its metrics listener, the gate, the launcher) is
-/// built with ``HTTPServerBuilder/webAppLaunchHTTP1(configuration:)``.
+/// built with ``HTTPServerBuilder/webAppLaunchHTTP1(idleTimeout:)``.
 public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// The channel each connection's requests and responses pass through.
     public typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
@@ -24,8 +24,8 @@ public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// Creates the channel.
     /// - Parameters:
     ///   - responder: Called with each request.
-    ///   - configuration: Hummingbird's HTTP/1 options.
-    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration = .init()) {
+    ///   - configuration: Hummingbird's HTTP/1 options; give it an idle timeout.
+    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration) {
         self.responder = responder
         self.configuration = configuration
     }

@@ -12,7 +12,7 @@
 /// every request a gate or verifier sees.
 ///
 /// ```swift
-/// for pair in CookiePairs("a=1; webapp_launch_session=xyz") where pair.name == "a" { … }
+/// for pair in CookiePairs("a=1; webapp_launch_session=xyz") where pair.isNamed("a") { … }
 /// ```
 public struct CookiePairs: Sequence, IteratorProtocol, Sendable {
     /// One pair of a `Cookie` field.
