@@ -35,11 +35,13 @@ public enum SessionCookieFamily {
     public static func removing(from value: String) -> String? {
         // The pairs as the verifier reads them (``CookiePairs``): a pair the session lookup
         // can see is a pair removed here.
-        guard CookiePairs(value).contains(where: { contains(trimmed($0.name)) }) else {
-            return CookiePairs(value).contains { _ in true } ? value : nil
+        var kept: [Substring] = []
+        var removedAny = false
+        for pair in CookiePairs(value) {
+            if contains(trimmed(pair.name)) { removedAny = true } else { kept.append(pair.text) }
         }
-        let kept = CookiePairs(value).filter { !contains(trimmed($0.name)) }.map(\.text)
-        return kept.isEmpty ? nil : kept.joined(separator: "; ")
+        if kept.isEmpty { return nil }
+        return removedAny ? kept.joined(separator: "; ") : value
     }
 
     /// How many cookies of the family a request's `Cookie` fields carry.

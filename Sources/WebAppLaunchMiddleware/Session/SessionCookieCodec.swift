@@ -68,9 +68,9 @@ struct SessionCookieCodec: Sendable {
     ///   - now: The current time (Unix seconds).
     /// - Returns: The session, or `nil`.
     func session(of request: Request, now: UInt64) -> LaunchSession? {
+        // Byte for byte, no parse of every cookie into `Cookie`s (``CookiePairs``).
+        let cookies = request.headers.lazy.filter { $0.name == .cookie }.map(\.value)
         for name in names {
-            // Byte for byte, no parse of every cookie into `Cookie`s (``CookiePairs``).
-            let cookies = request.headers.lazy.filter { $0.name == .cookie }.map(\.value)
             if let value = CookiePairs.firstValue(named: name, in: cookies), let session = open(value, now: now) {
                 return session
             }
