@@ -8,9 +8,11 @@ import WebAppLaunchTestSupport
 import WebAppRegistry
 
 /// The gate's HTTP client to the upstream, against a scripted NIO server on loopback: what it
-/// must never do (follow redirects, retry, decompress, put two requests on one connection,
-/// reuse a connection after a response it could not frame), how many connections it holds,
-/// its timeouts and its shutdown.
+/// must never do (follow redirects, retry a connection attempt or a request that may have
+/// had an effect, decompress, put two requests on one connection, reuse a connection after a
+/// response it could not frame), the one request it sends again (a safe one whose kept-alive
+/// connection closed before any answer), how many connections it holds, its timeouts and its
+/// shutdown.
 @Suite("Gate: the upstream client", .serialized)
 struct UpstreamClientTests {
     static func configuration(maximumUpstreamConnections: Int? = nil) throws -> GateConfiguration {
@@ -186,6 +188,76 @@ struct UpstreamClientTests {
             #expect(try await Self.get(client, "/").body == "one 1")
             #expect(upstream.snapshot.accepted == 2)
         }
+    }
+
+    @Test(
+        "a GET, HEAD or OPTIONS whose kept-alive connection closed before any answer is sent again on another connection",
+        arguments: [HTTPMethod.GET, .HEAD, .OPTIONS]
+    )
+    func repeatsSafeRequestAfterStaleConnection(method: HTTPMethod) async throws {
+        try await Self.withScriptedUpstream(answer: { index, _ in
+            switch index {
+            case 0: .bytes(Self.ok("answer 0"))
+            case 1: .close
+            default: .bytes(method == .HEAD ? "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n" : Self.ok("answer \(index)"))
+            }
+        }) { (upstream, client) async throws in
+            #expect(try await Self.get(client, "/first").body == "answer 0")
+            let head = HTTPRequestHead(version: .http1_1, method: method, uri: "/second", headers: ["Host": "upstream"])
+            let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            #expect(response.head.status == .ok)
+            _ = try await response.collect(upTo: 100)
+            let counts = upstream.snapshot
+            #expect(counts.requests.map(\.target) == ["/first", "/second", "/second"])
+            #expect(counts.requests.map(\.connection) == [1, 1, 2], "sent again on a new connection: no other was idle")
+            #expect(counts.accepted == 2)
+        }
+    }
+
+    @Test("a request is never sent twice on a new connection, with a body, as a POST or DELETE, or after part of its answer")
+    func neverRepeatsOtherRequests() async throws {
+        // A new connection that closes without an answer: the failure is final.
+        try await Self.withScriptedUpstream(answer: { _, _ in .close }) { (upstream, client) async throws in
+            await #expect(throws: UpstreamClientError.connectionClosed) { try await Self.get(client, "/") }
+            #expect(upstream.snapshot.requests.count == 1)
+        }
+        // A reused connection: only the safe method without a body would be sent again.
+        let requests: [(HTTPMethod, [ByteBuffer]?)] = [(.POST, [ByteBuffer(string: "form")]), (.POST, nil), (.DELETE, nil), (.GET, [ByteBuffer(string: "x")])]
+        for (method, body) in requests {
+            try await Self.withScriptedUpstream(answer: { index, _ in index == 1 ? .close : .bytes(Self.ok("answer \(index)")) }) { (upstream, client) async throws in
+                #expect(try await Self.get(client, "/first").body == "answer 0")
+                var headers: HTTPHeaders = ["Host": "upstream"]
+                UpstreamClient.frame(&headers, bodyLength: body.map { $0.reduce(0) { $0 + $1.readableBytes } }, hasBody: body != nil)
+                let head = HTTPRequestHead(version: .http1_1, method: method, uri: "/second", headers: headers)
+                await #expect(throws: (any Error).self, "\(method) with body \(body != nil)") {
+                    _ = try await client.execute(head, body: body?.async, deadline: .now() + .seconds(5))
+                }
+                #expect(upstream.snapshot.requests.count == 2, "\(method) with body \(body != nil) was sent once")
+            }
+        }
+        // Part of a response, then the close: the decoder's error, never a repeat.
+        try await Self.withScriptedUpstream(answer: { index, _ in
+            index == 1 ? .bytesThenClose("HTTP/1.1 200 OK\r\nContent-Le") : .bytes(Self.ok("answer \(index)"))
+        }) { (upstream, client) async throws in
+            #expect(try await Self.get(client, "/first").body == "answer 0")
+            await #expect(throws: (any Error).self) { try await Self.get(client, "/second") }
+            #expect(upstream.snapshot.requests.count == 2)
+        }
+    }
+
+    @Test("the decision to send again, error by error: a close or reset of a reused connection only, never a timeout or a refusal")
+    func sentAgainDecision() {
+        let get = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: [:])
+        let none: [ByteBuffer]? = nil
+        #expect(UpstreamClient.isSentAgain(get, body: none, after: UpstreamClientError.connectionClosed, onReusedConnection: true))
+        #expect(UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: ECONNRESET, reason: "read"), onReusedConnection: true))
+        #expect(UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: EPIPE, reason: "write"), onReusedConnection: true))
+        #expect(!UpstreamClient.isSentAgain(get, body: none, after: UpstreamClientError.connectionClosed, onReusedConnection: false))
+        #expect(!UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: ECONNREFUSED, reason: "connect"), onReusedConnection: true))
+        for timeout in [UpstreamClientError.responseHeadTimeout, .readTimeout, .poolWaitTimeout, .connectTimeout, .invalidResponse, .shutDown] {
+            #expect(!UpstreamClient.isSentAgain(get, body: none, after: timeout, onReusedConnection: true), "\(timeout)")
+        }
+        #expect(!UpstreamClient.isSentAgain(get, body: none, after: HTTPParserError.invalidEOFState, onReusedConnection: true))
     }
 
     @Test("concurrent requests never exceed the bound and never share a connection at once")

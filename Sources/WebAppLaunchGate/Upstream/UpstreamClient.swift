@@ -4,14 +4,28 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The gate's HTTP/1.1 client to its one upstream origin, on SwiftNIO channels: a bounded
 /// keep-alive pool (``UpstreamPoolStateMachine``), the request target sent byte for byte,
 /// bodies streamed both ways with backpressure.
 ///
 /// What it never does, by construction: follow a redirect (a 3xx is a response like any
-/// other), retry a connection attempt or a request, decompress a body, or parse a URL.
+/// other), retry a connection attempt, decompress a body, or parse a URL.
 /// A connection is reused only after a complete, well-framed response on a connection both
 /// sides keep alive, and never carries two requests at once.
+///
+/// A request is sent again, on another connection, in one case only
+/// (``isSentAgain(_:body:after:onReusedConnection:)``): a `GET`, `HEAD` or `OPTIONS` without
+/// a body whose kept-alive connection closed before a byte of its response arrived. That is the race every keep-alive client meets: the
+/// upstream's idle timeout closes the connection as the request goes out (Node's 5 s,
+/// gunicorn's 2 s). RFC 9110 §9.2.2 lets a client repeat such a request; nginx does the same.
+/// A request on a new connection, with a body, of another method, or after any response
+/// byte, a timeout or a reset of a new connection is never repeated.
 public final class UpstreamClient: Sendable {
     /// The client's settings, taken from the gate's configuration.
     public struct Configuration: Sendable {
@@ -66,7 +80,42 @@ public final class UpstreamClient: Sendable {
         body: Body?,
         deadline: NIODeadline
     ) async throws -> UpstreamResponse where Body.Element == ByteBuffer {
-        let connection = try await pool.lease(deadline: deadline)
+        // Bounded: each repeat follows the failure of a reused connection, which that failure
+        // closed; a new connection's failure is final; the deadline holds over all of them.
+        var repeats = 0
+        while true {
+            let lease = try await pool.lease(deadline: deadline)
+            do {
+                return try await exchange(head, body: body, on: lease.connection, deadline: deadline)
+            } catch where repeats < configuration.maximumConnections
+                && Self.isSentAgain(head, body: body, after: error, onReusedConnection: lease.isReused)
+            {
+                repeats += 1
+            }
+        }
+    }
+
+    /// Whether a request that failed is sent again: only a `GET`, `HEAD` or `OPTIONS` without
+    /// a body, on a connection that served an earlier request, closed (or reset) before any
+    /// byte of its response came (a response's first bytes followed by a close are a parse
+    /// error of the decoder, never this).
+    static func isSentAgain<Body>(_ head: HTTPRequestHead, body: Body?, after error: any Error, onReusedConnection: Bool) -> Bool {
+        guard onReusedConnection, body == nil, [.GET, .HEAD, .OPTIONS].contains(head.method) else { return false }
+        switch error {
+        case UpstreamClientError.connectionClosed: return true
+        case let error as IOError: return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
+        default: return false
+        }
+    }
+
+    /// One request on one leased connection: its response, or the error that ended it (the
+    /// connection then closed and given back).
+    private func exchange<Body: AsyncSequence & Sendable>(
+        _ head: HTTPRequestHead,
+        body: Body?,
+        on connection: UpstreamConnection,
+        deadline: NIODeadline
+    ) async throws -> UpstreamResponse where Body.Element == ByteBuffer {
         let headFuture = connection.start(head, sendsBody: body != nil, responseDeadline: deadline)
         do {
             let responseHead: HTTPResponseHead

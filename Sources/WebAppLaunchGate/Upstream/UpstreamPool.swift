@@ -45,9 +45,18 @@ final class UpstreamPool: Sendable {
         }
     }
 
+    /// A connection leased to one request, and whether it served a request before.
+    struct Lease: Sendable {
+        let connection: UpstreamConnection
+        /// The connection was kept alive after an earlier exchange: the upstream may have
+        /// closed it just as this request went out (``UpstreamClient`` may send a safe
+        /// request again then; never on a new connection).
+        let isReused: Bool
+    }
+
     /// A connection for one request: an idle one, a new one, or the next one free before
     /// `deadline` (else ``UpstreamClientError/poolWaitTimeout``).
-    func lease(deadline: NIODeadline) async throws -> UpstreamConnection {
+    func lease(deadline: NIODeadline) async throws -> Lease {
         // Fast path: an idle connection or room for one, without a continuation.
         let loop = currentLoop()
         let immediate = state.withLock { state -> (UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)? in
@@ -59,8 +68,8 @@ final class UpstreamPool: Sendable {
             switch action {
             case .use:
                 guard let connection else { throw UpstreamClientError.shutDown }
-                return connection
-            case .connect(let id): return try await connect(id, on: loop)
+                return Lease(connection: connection, isReused: true)
+            case .connect(let id): return Lease(connection: try await connect(id, on: loop), isReused: false)
             case .fail, .wait: throw UpstreamClientError.shutDown
             }
         }
@@ -93,9 +102,9 @@ final class UpstreamPool: Sendable {
         switch grant {
         case .use(let id):
             guard let connection = state.withLock({ $0.connections[id] }) else { throw UpstreamClientError.shutDown }
-            return connection
+            return Lease(connection: connection, isReused: true)
         case .connect(let id):
-            return try await connect(id, on: currentLoop())
+            return Lease(connection: try await connect(id, on: currentLoop()), isReused: false)
         }
     }
 

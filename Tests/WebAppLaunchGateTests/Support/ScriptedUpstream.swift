@@ -18,6 +18,9 @@ final class ScriptedUpstream: Sendable {
         case delayed(Duration, String)
         /// Nothing, ever.
         case silence
+        /// The connection closed at once, nothing sent: an upstream whose keep-alive timeout
+        /// ended the connection just as the request arrived.
+        case close
     }
 
     struct Counts: Sendable {
@@ -133,6 +136,9 @@ private final class ScriptedHandler: ChannelInboundHandler {
             }
         case .silence:
             break
+        case .close:
+            inFlight -= 1
+            context.close(promise: nil)
         }
     }
 }
