@@ -100,6 +100,8 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var reloading: ReloadOptions
 
+        @OptionGroup var idle: IdleTimeoutOption
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -153,6 +155,7 @@ extension WebAppLaunchCommand {
             configuration.clientWriteTimeout = .seconds(max(1, clientWriteTimeout))
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
+            configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy
             do {

@@ -96,6 +96,8 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var reloading: ReloadOptions
 
+        @OptionGroup var idle: IdleTimeoutOption
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -162,7 +164,7 @@ extension WebAppLaunchCommand {
             let exchange = zip(tokenEndpoint.flatMap(URL.init(string:)), clientID, secret).map { endpoint, id, secret in
                 LauncherConfiguration.TokenExchange(endpoint: endpoint, clientID: id, clientSecret: secret.value)
             }
-            let configuration = LauncherConfiguration(
+            var configuration = LauncherConfiguration(
                 host: host,
                 port: port,
                 keyring: keyring,
@@ -178,6 +180,7 @@ extension WebAppLaunchCommand {
                 providerTimeout: .seconds(providerTimeout),
                 maximumProviderRequests: maxProviderRequests
             )
+            configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             let readiness = ReadinessSwitch()
             let launcher = try LauncherApplication(configuration: configuration, minting: minting, readiness: readiness)
             let host = self.host

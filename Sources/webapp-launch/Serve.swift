@@ -53,6 +53,8 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var reloading: ReloadOptions
 
+        @OptionGroup var idle: IdleTimeoutOption
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -86,6 +88,7 @@ extension WebAppLaunchCommand {
             configuration.replayStore = replayStore
             configuration.replayAllowsAsynchronousCommit = replay.replayAllowAsyncCommit
             configuration.metrics = MetricsListener(metricsAddress)
+            configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             if keyring.isDevelopment {
                 configuration.demoUsers = try DevelopmentDefaults.demoUsers()
             }

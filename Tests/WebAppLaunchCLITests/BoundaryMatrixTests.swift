@@ -234,6 +234,36 @@ struct BoundaryMatrixTests {
 
     // MARK: Login CSRF
 
+    // MARK: Listener
+
+    @Test("--idle-timeout outside 1 to 3600 seconds is refused by every entry point, naming the option", arguments: EntryPoint.allCases, ["0", "3601", "soon"])
+    func idleTimeoutOutOfRange(entry: EntryPoint, value: String) async throws {
+        let arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort()) + ["--keyring", RepositoryFile.developmentKeyring, "--idle-timeout", value]
+        let result = try await CLI.run(arguments, timeout: .seconds(20))
+        #expect(result.status != 0, "\(arguments): \(result)")
+        #expect(result.standardError.contains("idle-timeout"), "\(arguments): \(result)")
+        #expect(!result.standardError.contains("listening on"), "nothing was served: \(result)")
+    }
+
+    @Test("--idle-timeout closes a silent connection on every entry point (the defaults are 30 s and more), and the next request is answered", arguments: EntryPoint.allCases)
+    func idleTimeoutClosesSilentConnections(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        let port = try freeLoopbackPort()
+        let process = try BackgroundSubprocess(
+            CLI.executablePath,
+            entry.arguments(host: "127.0.0.1", port: port) + ["--keyring", RepositoryFile.developmentKeyring, "--idle-timeout", "1"],
+            standardErrorPath: directory.path("\(entry.rawValue).log")
+        )
+        _ = try await process.firstLine(within: .seconds(20)) {
+            $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") || $0.hasPrefix("webapp-launch launcher on")
+        }
+        let lifetime = try await silentConnectionLifetime(port: port, limit: .seconds(8))
+        let closedAfter = try #require(lifetime, "a silent connection was still open after 8 s")
+        #expect(closedAfter >= .milliseconds(900) && closedAfter < .seconds(4), "closed after \(closedAfter)")
+        #expect(try await rawGet("/readyz", port: port).hasPrefix("HTTP/1.1 "))
+        #expect(try await process.stop(within: .seconds(10)) == 0)
+    }
+
     /// A running entry point with a launch-minting registry for its app.
     struct Running {
         let process: BackgroundSubprocess
