@@ -191,14 +191,14 @@ struct UpstreamClientTests {
     }
 
     @Test(
-        "a GET, HEAD or OPTIONS whose kept-alive connection closed before any answer is sent again on another connection",
-        arguments: [HTTPMethod.GET, .HEAD, .OPTIONS]
+        "a GET, HEAD or OPTIONS whose kept-alive connection closed or reset before any answer is sent again on another connection",
+        arguments: [HTTPMethod.GET, .HEAD, .OPTIONS], [ScriptedUpstream.Answer.close, .reset]
     )
-    func repeatsSafeRequestAfterStaleConnection(method: HTTPMethod) async throws {
+    func repeatsSafeRequestAfterStaleConnection(method: HTTPMethod, ending: ScriptedUpstream.Answer) async throws {
         try await Self.withScriptedUpstream(answer: { index, _ in
             switch index {
             case 0: .bytes(Self.ok("answer 0"))
-            case 1: .close
+            case 1: ending
             default: .bytes(method == .HEAD ? "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n" : Self.ok("answer \(index)"))
             }
         }) { (upstream, client) async throws in

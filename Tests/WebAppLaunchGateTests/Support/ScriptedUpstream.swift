@@ -2,6 +2,10 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A loopback server on SwiftNIO that answers each request with the bytes a test chooses,
 /// framing mistakes included, and counts the connections it accepted and saw closed.
 ///
@@ -21,6 +25,8 @@ final class ScriptedUpstream: Sendable {
         /// The connection closed at once, nothing sent: an upstream whose keep-alive timeout
         /// ended the connection just as the request arrived.
         case close
+        /// The connection reset at once (`SO_LINGER` 0), nothing sent.
+        case reset
     }
 
     struct Counts: Sendable {
@@ -139,6 +145,13 @@ private final class ScriptedHandler: ChannelInboundHandler {
         case .close:
             inFlight -= 1
             context.close(promise: nil)
+        case .reset:
+            inFlight -= 1
+            guard let socket = context.channel as? any SocketOptionProvider else {
+                context.close(promise: nil)
+                return
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }
 }
