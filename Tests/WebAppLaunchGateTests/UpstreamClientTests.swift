@@ -254,8 +254,8 @@ struct UpstreamClientTests {
         #expect(UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: EPIPE, reason: "write"), onReusedConnection: true))
         #expect(!UpstreamClient.isSentAgain(get, body: none, after: UpstreamClientError.connectionClosed, onReusedConnection: false))
         #expect(!UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: ECONNREFUSED, reason: "connect"), onReusedConnection: true))
-        for timeout in [UpstreamClientError.responseHeadTimeout, .readTimeout, .poolWaitTimeout, .connectTimeout, .invalidResponse, .shutDown] {
-            #expect(!UpstreamClient.isSentAgain(get, body: none, after: timeout, onReusedConnection: true), "\(timeout)")
+        for other in [UpstreamClientError.responseHeadTimeout, .readTimeout, .poolWaitTimeout, .connectTimeout, .invalidResponse, .shutDown] {
+            #expect(!UpstreamClient.isSentAgain(get, body: none, after: other, onReusedConnection: true), "\(other)")
         }
         #expect(!UpstreamClient.isSentAgain(get, body: none, after: HTTPParserError.invalidEOFState, onReusedConnection: true))
     }

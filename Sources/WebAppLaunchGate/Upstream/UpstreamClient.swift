@@ -21,11 +21,12 @@ import Darwin
 ///
 /// A request is sent again, on another connection, in one case only
 /// (``isSentAgain(_:body:after:onReusedConnection:)``): a `GET`, `HEAD` or `OPTIONS` without
-/// a body whose kept-alive connection closed before a byte of its response arrived. That is the race every keep-alive client meets: the
-/// upstream's idle timeout closes the connection as the request goes out (Node's 5 s,
-/// gunicorn's 2 s). RFC 9110 §9.2.2 lets a client repeat such a request; nginx does the same.
-/// A request on a new connection, with a body, of another method, or after any response
-/// byte, a timeout or a reset of a new connection is never repeated.
+/// a body whose kept-alive connection closed or reset before a byte of its response arrived.
+/// That is the race every keep-alive client meets: the upstream's idle timeout closes the
+/// connection as the request goes out (Node's 5 s, gunicorn's 2 s). RFC 9110 §9.2.2 lets a
+/// client repeat such a request; nginx does the same. Nothing else is sent twice: not a
+/// request whose connection was new, one with a body or of another method, nor one after a
+/// response byte or a timeout.
 public final class UpstreamClient: Sendable {
     /// The client's settings, taken from the gate's configuration.
     public struct Configuration: Sendable {

@@ -49,8 +49,8 @@ final class UpstreamPool: Sendable {
     struct Lease: Sendable {
         let connection: UpstreamConnection
         /// The connection was kept alive after an earlier exchange: the upstream may have
-        /// closed it just as this request went out (``UpstreamClient`` may send a safe
-        /// request again then; never on a new connection).
+        /// closed it just as this request went out, and ``UpstreamClient`` may then send a
+        /// safe request again (never after a new connection's failure).
         let isReused: Bool
     }
 
