@@ -61,6 +61,10 @@ public struct GateConfiguration: Sendable {
     public var readTimeout: Duration = .seconds(30)
     /// How long an idle client connection is kept.
     public var idleTimeout: Duration = .seconds(75)
+    /// How long an upstream connection is kept idle for reuse: shorter than the app server's
+    /// own keep-alive timeout (Node, uvicorn and Apache: 5 s), so the gate ends it first and
+    /// no request meets the upstream closing it (a POST would get 502; it is never sent twice).
+    public var upstreamIdleTimeout: Duration = .seconds(4)
     /// How many connections the gate keeps open to the upstream at once. Requests beyond
     /// them wait for a free one, so this caps the upstream's concurrency; the HTTP client's
     /// own default (8) would hold a busy app far below what its clients ask for.
@@ -112,6 +116,9 @@ public struct GateConfiguration: Sendable {
         }
         guard maximumRequestBodyBytes >= 0, maximumResponseBodyBytes >= 0 else {
             throw ConfigurationError("body limits must not be negative")
+        }
+        guard upstreamIdleTimeout > .zero else {
+            throw ConfigurationError("the upstream idle timeout must be positive")
         }
     }
 }

@@ -78,6 +78,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Seconds the upstream may take to connect (then 504).")
         var connectTimeout: Int = 5
 
+        @Option(name: .long, help: "Seconds an upstream connection is kept idle for the next request: below the app server's own keep-alive timeout (Node, uvicorn, Apache: 5).")
+        var upstreamIdleTimeout: Int = 4
+
         @Option(name: .long, help: "Seconds the upstream may take to answer or stay silent (then 504).")
         var upstreamTimeout: Int = 30
 
@@ -109,7 +112,7 @@ extension WebAppLaunchCommand {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
             guard maxRequestBody >= 0, maxResponseBody >= 0 else { throw ValidationError("body limits must not be negative") }
             guard (1...4096).contains(maxUpstreamConnections) else { throw ValidationError("--max-upstream-connections must be 1 to 4096") }
-            guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout) else {
+            guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout), (1...3600).contains(upstreamIdleTimeout) else {
                 throw ValidationError("timeouts must be 1 to 3600 seconds")
             }
         }
@@ -155,6 +158,7 @@ extension WebAppLaunchCommand {
             configuration.clientWriteTimeout = .seconds(max(1, clientWriteTimeout))
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
+            configuration.upstreamIdleTimeout = .seconds(upstreamIdleTimeout)
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy

@@ -29,10 +29,12 @@ struct UpstreamClientTests {
     static func client(
         _ upstream: ScriptedUpstream,
         maximumConnections: Int = 4,
-        readTimeout: Duration = .seconds(5)
+        readTimeout: Duration = .seconds(5),
+        idleTimeout: Duration = .seconds(4)
     ) throws -> UpstreamClient {
         var configuration = try Self.configuration(maximumUpstreamConnections: maximumConnections)
         configuration.readTimeout = readTimeout
+        configuration.upstreamIdleTimeout = idleTimeout
         return try UpstreamClient(configuration: .init(configuration, upstream: try GateUpstream(upstream.origin)))
     }
 
@@ -41,13 +43,14 @@ struct UpstreamClientTests {
     static func withScriptedUpstream(
         maximumConnections: Int = 4,
         readTimeout: Duration = .seconds(5),
+        idleTimeout: Duration = .seconds(4),
         answer script: @escaping @Sendable (_ index: Int, _ target: String) -> ScriptedUpstream.Answer,
         _ body: (ScriptedUpstream, UpstreamClient) async throws -> Void
     ) async throws {
         let upstream = try await ScriptedUpstream(answer: script)
         let client: UpstreamClient
         do {
-            client = try Self.client(upstream, maximumConnections: maximumConnections, readTimeout: readTimeout)
+            client = try Self.client(upstream, maximumConnections: maximumConnections, readTimeout: readTimeout, idleTimeout: idleTimeout)
         } catch {
             try? await upstream.stop()
             throw error
@@ -258,6 +261,25 @@ struct UpstreamClientTests {
             #expect(!UpstreamClient.isSentAgain(get, body: none, after: other, onReusedConnection: true), "\(other)")
         }
         #expect(!UpstreamClient.isSentAgain(get, body: none, after: HTTPParserError.invalidEOFState, onReusedConnection: true))
+    }
+
+    @Test("a connection idle longer than the upstream idle timeout is closed by the gate, not reused; one idle less long is reused")
+    func idleTimeoutClosesPooledConnections() async throws {
+        try await Self.withScriptedUpstream(idleTimeout: .milliseconds(300), answer: { index, _ in .bytes(Self.ok("answer \(index)")) }) { (upstream, client) async throws in
+            #expect(try await Self.get(client, "/a").body == "answer 0")
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await Self.get(client, "/b").body == "answer 1")
+            #expect(upstream.snapshot.accepted == 1, "idle for 50 ms: reused")
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await Self.get(client, "/c").body == "answer 2")
+            let counts = upstream.snapshot
+            #expect(counts.accepted == 2, "idle for 600 ms: a new connection")
+            #expect(counts.requests.map(\.connection) == [1, 1, 2])
+            // The gate closed the expired one (the upstream never does here).
+            for _ in 0..<50 where upstream.snapshot.closed < 1 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(upstream.snapshot.closed == 1)
+            #expect(client.pool.openConnections == 1)
+        }
     }
 
     @Test("concurrent requests never exceed the bound and never share a connection at once")

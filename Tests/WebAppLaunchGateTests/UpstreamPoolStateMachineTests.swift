@@ -1,3 +1,4 @@
+import NIOCore
 import Testing
 @testable import WebAppLaunchGate
 
@@ -158,5 +159,29 @@ struct UpstreamPoolStateMachineTests {
         _ = pool.releaseConnection(C(value: 3), reusable: true, loop: L(value: 3))
         _ = pool.connectionClosed(C(value: 3))
         #expect(pool.leaseConnection(Self.request(6), on: L(value: 3)) == .connect(C(value: 4)))
+    }
+
+    @Test("an idle connection released before the cutoff is expired (closed, room freed); newer ones and leased ones stay")
+    func idleExpiry() {
+        var pool = Machine(maximumConnections: 3)
+        for n in 0..<3 {
+            _ = pool.leaseConnection(Self.request(n))
+            _ = pool.connectionEstablished(C(value: n))
+        }
+        let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        _ = pool.releaseConnection(C(value: 0), reusable: true, at: start)
+        _ = pool.releaseConnection(C(value: 1), reusable: true, at: start + .seconds(3))
+        // C2 stays leased.
+        #expect(pool.expireIdleConnections(releasedBefore: start).isEmpty, "released at the cutoff itself: kept")
+        #expect(pool.expireIdleConnections(releasedBefore: start + .seconds(2)) == [C(value: 0)])
+        #expect(pool.idle == [C(value: 1)])
+        #expect(pool.connections == [C(value: 1): .idle, C(value: 2): .leased])
+        // The room C0 left is a new connection once C1 is used.
+        #expect(pool.leaseConnection(Self.request(3)) == .use(C(value: 1)))
+        #expect(pool.leaseConnection(Self.request(4)) == .connect(C(value: 3)))
+        // Released without a time: never expires; a leased connection never does.
+        _ = pool.releaseConnection(C(value: 1), reusable: true)
+        #expect(pool.expireIdleConnections(releasedBefore: start + .seconds(3600)).isEmpty)
+        #expect(pool.connections[C(value: 2)] == .leased)
     }
 }

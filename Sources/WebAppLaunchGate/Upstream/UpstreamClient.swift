@@ -38,6 +38,8 @@ public final class UpstreamClient: Sendable {
         public var connectTimeout: Duration
         /// How long the upstream may stay silent while a response is awaited or read.
         public var readTimeout: Duration
+        /// How long a connection stays idle for reuse before it is closed.
+        public var idleTimeout: Duration
 
         /// The settings for a gate in front of `upstream`.
         /// - Parameters:
@@ -48,6 +50,7 @@ public final class UpstreamClient: Sendable {
             self.maximumConnections = max(1, configuration.maximumUpstreamConnections)
             self.connectTimeout = configuration.connectTimeout
             self.readTimeout = configuration.readTimeout
+            self.idleTimeout = configuration.upstreamIdleTimeout
         }
     }
 

@@ -59,11 +59,13 @@ final class UpstreamPool: Sendable {
     func lease(deadline: NIODeadline) async throws -> Lease {
         // Fast path: an idle connection or room for one, without a continuation.
         let loop = currentLoop()
-        let immediate = state.withLock { state -> (UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)? in
-            guard let action = state.machine.leaseConnectionWithoutWaiting(on: loop.map(Self.loopID)) else { return nil }
-            if case .use(let id) = action { return (action, state.connections[id]) }
-            return (action, nil)
+        let (immediate, expired) = state.withLock { state -> ((UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)?, [UpstreamConnection]) in
+            let expired = expireIdleConnections(&state)
+            guard let action = state.machine.leaseConnectionWithoutWaiting(on: loop.map(Self.loopID)) else { return (nil, expired) }
+            if case .use(let id) = action { return ((action, state.connections[id]), expired) }
+            return ((action, nil), expired)
         }
+        for connection in expired { connection.close(UpstreamClientError.connectionClosed) }
         if case let (action, connection)? = immediate {
             switch action {
             case .use:
@@ -79,7 +81,8 @@ final class UpstreamPool: Sendable {
         }
         let grant = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UpstreamPoolStateMachine.Grant, any Error>) in
-                let action = state.withLock { state in
+                let (action, expired) = state.withLock { state in
+                    let expired = expireIdleConnections(&state)
                     let action = state.machine.leaseConnection(requestID, on: loop.map(Self.loopID))
                     if action == .wait {
                         let timer = group.any().scheduleTask(deadline: deadline) { [self] in
@@ -87,8 +90,9 @@ final class UpstreamPool: Sendable {
                         }
                         state.waiters[requestID] = Waiter(continuation: continuation, timer: timer)
                     }
-                    return action
+                    return (action, expired)
                 }
+                for connection in expired { connection.close(UpstreamClientError.connectionClosed) }
                 switch action {
                 case .use(let id): continuation.resume(returning: .use(id))
                 case .connect(let id): continuation.resume(returning: .connect(id))
@@ -117,7 +121,7 @@ final class UpstreamPool: Sendable {
     func release(_ connection: UpstreamConnection, reusable: Bool) {
         if !reusable { connection.close(UpstreamClientError.connectionClosed) }
         let (close, resume) = state.withLock { state in
-            apply(state.machine.releaseConnection(connection.id, reusable: reusable, loop: Self.loopID(connection.channel.eventLoop)), to: &state)
+            apply(state.machine.releaseConnection(connection.id, reusable: reusable, loop: Self.loopID(connection.channel.eventLoop), at: .now()), to: &state)
         }
         close?.close(UpstreamClientError.connectionClosed)
         if case let (waiter, grant)? = resume {
@@ -220,6 +224,13 @@ final class UpstreamPool: Sendable {
             if case ChannelError.connectTimeout = error { throw UpstreamClientError.connectTimeout }
             throw error
         }
+    }
+
+    /// Forgets the connections idle longer than the idle timeout, for the caller to close
+    /// outside the lock.
+    private func expireIdleConnections(_ state: inout State) -> [UpstreamConnection] {
+        state.machine.expireIdleConnections(releasedBefore: .now() - TimeAmount(configuration.idleTimeout))
+            .compactMap { state.connections.removeValue(forKey: $0) }
     }
 
     private func connectionClosed(_ id: ConnectionID) {

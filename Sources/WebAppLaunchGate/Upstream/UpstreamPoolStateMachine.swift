@@ -14,6 +14,11 @@ import NIOCore
 /// - An idle connection on the asker's event loop is preferred (``LoopID``): its reads,
 ///   writes and completions then stay on the thread that runs the request, with no hop to
 ///   another thread and back per request. Any idle connection comes next, then a new one.
+/// - An idle connection released before a cutoff the runner gives
+///   (``expireIdleConnections(releasedBefore:)``, its idle timeout ago) is closed, not reused:
+///   the gate ends a kept-alive connection before a typical app server's idle timeout does,
+///   so a request (a POST too, which is never sent twice) does not meet the upstream closing
+///   it as the request goes out.
 /// - After ``shutDown()`` nothing is leased again: idle and leased connections are closed,
 ///   waiters fail, and a connection whose attempt succeeds afterwards is closed at once.
 struct UpstreamPoolStateMachine: Sendable {
@@ -87,7 +92,7 @@ struct UpstreamPoolStateMachine: Sendable {
     private(set) var connections: [ConnectionID: ConnectionState] = [:]
     /// Idle connections with their event loops, the most recently used last (reused first:
     /// warmest, least likely to have been closed by the upstream's keep-alive timeout).
-    private var idleConnections: [(connection: ConnectionID, loop: LoopID?)] = []
+    private var idleConnections: [(connection: ConnectionID, loop: LoopID?, since: NIODeadline?)] = []
     /// Idle connections, the most recently used last.
     var idle: [ConnectionID] { idleConnections.map(\.connection) }
     private(set) var waiting = CircularBuffer<RequestID>()
@@ -153,14 +158,15 @@ struct UpstreamPoolStateMachine: Sendable {
     ///   - reusable: Whether its last response was complete and well framed, with nothing
     ///     left over, on a connection both sides keep alive.
     ///   - loop: The event loop its channel runs on, if known (kept while it is idle).
-    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool, loop: LoopID? = nil) -> Action {
+    ///   - now: When it was released, if it is to expire when idle too long; `nil`: never.
+    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool, loop: LoopID? = nil, at now: NIODeadline? = nil) -> Action {
         guard let state = connections[connection], state == .leased || state == .leasedButClosed else { return .none }
         if reusable, state == .leased, !isShutDown {
             if let next = waiting.popFirst() {
                 return Action(close: nil, resume: (next, .use(connection)))
             }
             connections[connection] = .idle
-            idleConnections.append((connection, loop))
+            idleConnections.append((connection, loop, now))
             return .none
         }
         connections[connection] = nil
@@ -180,6 +186,20 @@ struct UpstreamPoolStateMachine: Sendable {
         case .connecting?, .leasedButClosed?, nil:
             return .none
         }
+    }
+
+    /// Idle connections released before `cutoff` are closed: forgotten here, returned for the
+    /// runner to close, oldest first. No request waits while a connection is idle, so none is
+    /// admitted into the room they leave.
+    mutating func expireIdleConnections(releasedBefore cutoff: NIODeadline) -> [ConnectionID] {
+        var expired: [ConnectionID] = []
+        idleConnections.removeAll { idle in
+            guard let since = idle.since, since < cutoff else { return false }
+            expired.append(idle.connection)
+            return true
+        }
+        for connection in expired { connections[connection] = nil }
+        return expired
     }
 
     /// A waiting request gave up (its deadline passed, or it was cancelled).
