@@ -90,8 +90,9 @@ struct UpstreamPoolStateMachine: Sendable {
     /// The most connections open at once (at least 1).
     let maximumConnections: Int
     private(set) var connections: [ConnectionID: ConnectionState] = [:]
-    /// Idle connections with their event loops, the most recently used last (reused first:
-    /// warmest, least likely to have been closed by the upstream's keep-alive timeout).
+    /// Idle connections with their event loops and release times, in release order: the most
+    /// recently used last (reused first: warmest, least likely to have been closed by the
+    /// upstream's keep-alive timeout), the oldest first (expired first).
     private var idleConnections: [(connection: ConnectionID, loop: LoopID?, since: NIODeadline?)] = []
     /// Idle connections, the most recently used last.
     var idle: [ConnectionID] { idleConnections.map(\.connection) }
@@ -191,13 +192,14 @@ struct UpstreamPoolStateMachine: Sendable {
     /// Idle connections released before `cutoff` are closed: forgotten here, returned for the
     /// runner to close, oldest first. No request waits while a connection is idle, so none is
     /// admitted into the room they leave.
+    ///
+    /// Idle connections are kept in release order, so the expired ones are a prefix: a lease
+    /// pays for the connections it expires, not for every idle one.
     mutating func expireIdleConnections(releasedBefore cutoff: NIODeadline) -> [ConnectionID] {
-        var expired: [ConnectionID] = []
-        idleConnections.removeAll { idle in
-            guard let since = idle.since, since < cutoff else { return false }
-            expired.append(idle.connection)
-            return true
-        }
+        let count = idleConnections.prefix { idle in idle.since.map { $0 < cutoff } ?? false }.count
+        guard count > 0 else { return [] }
+        let expired = idleConnections.prefix(count).map(\.connection)
+        idleConnections.removeFirst(count)
         for connection in expired { connections[connection] = nil }
         return expired
     }
