@@ -245,6 +245,15 @@ struct BoundaryMatrixTests {
         #expect(!result.standardError.contains("listening on"), "nothing was served: \(result)")
     }
 
+    @Test("the gate's --upstream-idle-timeout outside 1 to 3600 seconds is refused, naming the timeouts", arguments: ["0", "3601"])
+    func upstreamIdleTimeoutOutOfRange(value: String) async throws {
+        let arguments = EntryPoint.gateReverseProxy.arguments(host: "127.0.0.1", port: try freeLoopbackPort())
+            + ["--keyring", RepositoryFile.developmentKeyring, "--upstream-idle-timeout", value]
+        let result = try await CLI.run(arguments, timeout: .seconds(20))
+        #expect(result.status != 0, "\(arguments): \(result)")
+        #expect(result.standardError.contains("timeouts must be 1 to 3600 seconds"), "\(result)")
+    }
+
     @Test("--idle-timeout closes a silent connection on every entry point (the defaults are 30 s and more), and the next request is answered", arguments: EntryPoint.allCases)
     func idleTimeoutClosesSilentConnections(entry: EntryPoint) async throws {
         let directory = try TemporaryDirectory()

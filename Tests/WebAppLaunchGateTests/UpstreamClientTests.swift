@@ -92,6 +92,16 @@ struct UpstreamClientTests {
         #expect(UpstreamClient.Configuration(try Self.configuration(maximumUpstreamConnections: 0), upstream: upstream).maximumConnections == 1)
     }
 
+    @Test("the upstream idle timeout reaches the client's configuration, and a timeout that is not positive is refused")
+    func upstreamIdleTimeoutSetting() throws {
+        var configuration = try Self.configuration()
+        configuration.upstreamIdleTimeout = .milliseconds(1500)
+        #expect(UpstreamClient.Configuration(configuration, upstream: try GateUpstream("http://127.0.0.1:9000")).idleTimeout == .milliseconds(1500))
+        try configuration.validate()
+        configuration.upstreamIdleTimeout = .zero
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+    }
+
     @Test("redirects are never followed, refused connections never retried, bodies never decompressed")
     func neverFollowsOrRetries() async throws {
         let gzipped = "\u{1F}\u{8B}\u{08}\u{00}not-really-gzip"
@@ -251,16 +261,16 @@ struct UpstreamClientTests {
     @Test("the decision to send again, error by error: a close or reset of a reused connection only, never a timeout or a refusal")
     func sentAgainDecision() {
         let get = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: [:])
-        let none: [ByteBuffer]? = nil
-        #expect(UpstreamClient.isSentAgain(get, body: none, after: UpstreamClientError.connectionClosed, onReusedConnection: true))
-        #expect(UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: ECONNRESET, reason: "read"), onReusedConnection: true))
-        #expect(UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: EPIPE, reason: "write"), onReusedConnection: true))
-        #expect(!UpstreamClient.isSentAgain(get, body: none, after: UpstreamClientError.connectionClosed, onReusedConnection: false))
-        #expect(!UpstreamClient.isSentAgain(get, body: none, after: IOError(errnoCode: ECONNREFUSED, reason: "connect"), onReusedConnection: true))
+        #expect(UpstreamClient.isSentAgain(get, hasBody: false, after: UpstreamClientError.connectionClosed, onReusedConnection: true))
+        #expect(UpstreamClient.isSentAgain(get, hasBody: false, after: IOError(errnoCode: ECONNRESET, reason: "read"), onReusedConnection: true))
+        #expect(UpstreamClient.isSentAgain(get, hasBody: false, after: IOError(errnoCode: EPIPE, reason: "write"), onReusedConnection: true))
+        #expect(!UpstreamClient.isSentAgain(get, hasBody: false, after: UpstreamClientError.connectionClosed, onReusedConnection: false))
+        #expect(!UpstreamClient.isSentAgain(get, hasBody: false, after: IOError(errnoCode: ECONNREFUSED, reason: "connect"), onReusedConnection: true))
         for other in [UpstreamClientError.responseHeadTimeout, .readTimeout, .poolWaitTimeout, .connectTimeout, .invalidResponse, .shutDown] {
-            #expect(!UpstreamClient.isSentAgain(get, body: none, after: other, onReusedConnection: true), "\(other)")
+            #expect(!UpstreamClient.isSentAgain(get, hasBody: false, after: other, onReusedConnection: true), "\(other)")
         }
-        #expect(!UpstreamClient.isSentAgain(get, body: none, after: HTTPParserError.invalidEOFState, onReusedConnection: true))
+        #expect(!UpstreamClient.isSentAgain(get, hasBody: false, after: HTTPParserError.invalidEOFState, onReusedConnection: true))
+        #expect(!UpstreamClient.isSentAgain(get, hasBody: true, after: UpstreamClientError.connectionClosed, onReusedConnection: true))
     }
 
     @Test("a connection idle longer than the upstream idle timeout is closed by the gate, not reused; one idle less long is reused")

@@ -20,7 +20,7 @@ import Darwin
 /// sides keep alive, and never carries two requests at once.
 ///
 /// A request is sent again, on another connection, in one case only
-/// (``isSentAgain(_:body:after:onReusedConnection:)``): a `GET`, `HEAD` or `OPTIONS` without
+/// (``isSentAgain(_:hasBody:after:onReusedConnection:)``): a `GET`, `HEAD` or `OPTIONS` without
 /// a body whose kept-alive connection closed or reset before a byte of its response arrived.
 /// That is the race every keep-alive client meets: the upstream's idle timeout closes the
 /// connection as the request goes out (Node's 5 s, gunicorn's 2 s). RFC 9110 §9.2.2 lets a
@@ -92,7 +92,7 @@ public final class UpstreamClient: Sendable {
             do {
                 return try await exchange(head, body: body, on: lease.connection, deadline: deadline)
             } catch where repeats < configuration.maximumConnections
-                && Self.isSentAgain(head, body: body, after: error, onReusedConnection: lease.isReused)
+                && Self.isSentAgain(head, hasBody: body != nil, after: error, onReusedConnection: lease.isReused)
             {
                 repeats += 1
             }
@@ -103,8 +103,8 @@ public final class UpstreamClient: Sendable {
     /// a body, on a connection that served an earlier request, closed (or reset) before any
     /// byte of its response came (a response's first bytes followed by a close are a parse
     /// error of the decoder, never this).
-    static func isSentAgain<Body>(_ head: HTTPRequestHead, body: Body?, after error: any Error, onReusedConnection: Bool) -> Bool {
-        guard onReusedConnection, body == nil, [.GET, .HEAD, .OPTIONS].contains(head.method) else { return false }
+    static func isSentAgain(_ head: HTTPRequestHead, hasBody: Bool, after error: any Error, onReusedConnection: Bool) -> Bool {
+        guard onReusedConnection, !hasBody, [.GET, .HEAD, .OPTIONS].contains(head.method) else { return false }
         switch error {
         case UpstreamClientError.connectionClosed: return true
         case let error as IOError: return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
