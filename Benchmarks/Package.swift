@@ -10,6 +10,8 @@ let package = Package(
         .package(name: "WebAppLaunch", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // OpenSSL directly, for the raw keyed-HMAC floor (our own module name, so it never
@@ -33,6 +35,16 @@ let package = Package(
                 .product(name: "WebAppRegistry", package: "WebAppLaunch"),
                 .product(name: "WebAppLaunchServer", package: "WebAppLaunch"),
                 .product(name: "WebAppLaunchMiddleware", package: "WebAppLaunch"),
+            ]
+        ),
+        // scripts/bench-floor's servers: raw SwiftNIO and bare Hummingbird answering /healthz.
+        .executableTarget(
+            name: "floor-servers",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The micro-benchmarks: every measurement in one process and one run.

@@ -218,6 +218,84 @@ struct BenchmarkReportTests {
         #expect(authRequest.contains { $0.hasPrefix("**INVALID**") && $0.contains("session no longer answered 200") }, "\(authRequest)")
     }
 
+    /// Runs `loadtool.py floor-report` (scripts/bench-floor's report) over these trials; with
+    /// `document`, as `--update` of a file holding it.
+    static func floorReport(_ trials: [Trial], updating document: String? = nil) async throws -> Report {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try trials.map(\.json).joined(separator: "\n").write(toFile: directory.path("floor.jsonl"), atomically: true, encoding: .utf8)
+        try """
+        {"date": "test", "cpu": "test", "cores": 2, "swift": "6", "nginx": "1", "wrk": "4", "load_before": "0",
+         "load_after": "0", "load_shape": "test"}
+        """.write(toFile: directory.path("machine.json"), atomically: true, encoding: .utf8)
+        let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
+        var arguments = [
+            "python3", tool, "floor-report", "--load", directory.path("floor.jsonl"),
+            "--machine", directory.path("machine.json"), "--markdown", directory.path("table.md"),
+        ]
+        if let document {
+            try document.write(toFile: directory.path("BENCHMARKS.md"), atomically: true, encoding: .utf8)
+            arguments += ["--update", directory.path("BENCHMARKS.md")]
+        }
+        let result = try await runSubprocess("/usr/bin/env", arguments)
+        let updated = try document.map { _ in try String(contentsOfFile: directory.path("BENCHMARKS.md"), encoding: .utf8) }
+        return Report(status: result.status, table: result.standardOutput, document: updated)
+    }
+
+    /// Three rounds of the four floor servers, each at its CPU per request (µs) by round.
+    static func floorRounds(nginx: [Double], nio: [Double], hummingbird: [Double], ours: [Double]) -> [Trial] {
+        (0..<3).flatMap { index in
+            [
+                Trial(label: "nginx-return", round: index + 1, rps: 60_000, cpuPerRequest: nginx[index]),
+                Trial(label: "nio-handler", round: index + 1, rps: 36_000, cpuPerRequest: nio[index]),
+                Trial(label: "hummingbird", round: index + 1, rps: 20_000, cpuPerRequest: hummingbird[index]),
+                Trial(label: "webapp-launch-healthz", round: index + 1, rps: 19_000, cpuPerRequest: ours[index]),
+            ]
+        }
+    }
+
+    @Test("the floor report gives each server's median CPU per request and its multiple of nginx's, and --update writes only the summary between the floor markers")
+    func floorMedians() async throws {
+        let trials = Self.floorRounds(nginx: [15, 10, 12], nio: [30, 24, 36], hummingbird: [70, 60, 66], ours: [80, 72, 90])
+        let document = "# Benchmarks\n<!-- floor:begin -->\nold\n<!-- floor:end -->\nafter\n"
+        let report = try await Self.floorReport(trials, updating: document)
+        #expect(report.status == 0, "\(report.table)")
+        // Medians of each server's own trials: nginx 12, NIO 30, Hummingbird 66, ours 80.
+        #expect(report.row("nginx `return 200`").contains("12.0"), "\(report.row("nginx `return 200`"))")
+        #expect(report.row("nginx `return 200`").contains("1.0 x"))
+        #expect(report.row("SwiftNIO HTTP/1").contains("2.5 x"), "\(report.row("SwiftNIO HTTP/1"))")
+        #expect(report.row("bare Hummingbird 2").contains("5.5 x"), "\(report.row("bare Hummingbird 2"))")
+        let ours = report.row("`webapp-launch serve`")
+        #expect(ours.contains("80.0") && ours.contains("6.7 x") && ours.contains("yes"), "\(ours)")
+        let updated = try #require(report.document)
+        #expect(updated.hasPrefix("# Benchmarks\n<!-- floor:begin -->\nRun: test on test (2 cores)"))
+        #expect(updated.hasSuffix("<!-- floor:end -->\nafter\n"))
+        #expect(!updated.contains("old\n"))
+        #expect(!updated.contains("| 2 | hummingbird |"), "every trial stays out of BENCHMARKS.md")
+        #expect(report.table.contains("| 2 | hummingbird | 20000 |"), "every trial is printed")
+    }
+
+    @Test("a floor trial with errors makes its server's row INVALID and the run exit 1; nginx's invalid row leaves every multiple unknown")
+    func floorInvalid() async throws {
+        var trials = Self.floorRounds(nginx: [12, 12, 12], nio: [30, 30, 30], hummingbird: [66, 66, 66], ours: [80, 80, 80])
+        let ours = try #require(trials.firstIndex { $0.label == "webapp-launch-healthz" && $0.round == 2 })
+        trials[ours].non2xx = 17
+        let report = try await Self.floorReport(trials)
+        #expect(report.status == 1, "\(report.table)")
+        let row = report.row("`webapp-launch serve`")
+        #expect(row.contains { $0.hasPrefix("**INVALID**") && $0.contains("17 non-2xx/3xx answers") }, "\(row)")
+        #expect(!row.contains("yes") && row.contains("?"), "\(row)")
+        #expect(report.row("bare Hummingbird 2").contains("yes"))
+
+        let nginx = try #require(trials.firstIndex { $0.label == "nginx-return" && $0.round == 1 })
+        trials[ours].non2xx = 0
+        trials[nginx].readErrors = 3
+        let withoutReference = try await Self.floorReport(trials)
+        #expect(withoutReference.status == 1)
+        #expect(withoutReference.row("bare Hummingbird 2").contains("?"), "\(withoutReference.row("bare Hummingbird 2"))")
+        #expect(!withoutReference.row("bare Hummingbird 2").contains("5.5 x"))
+    }
+
     /// How one trial can fail to measure successful launches.
     enum Spoiled: String, CaseIterable, Sendable {
         case ranOutOfLinks, non2xxAnswers, socketErrors

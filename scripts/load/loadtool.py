@@ -137,6 +137,13 @@ def read_trials(path):
     return trials
 
 
+def in_round_order(trials, labels):
+    """Every trial of a run, by round and, within a round, in the order of `labels` (others last)."""
+    order = {label: index for index, label in enumerate(labels)}
+    return sorted((t for entries in trials.values() for t in entries),
+                  key=lambda t: (t.get("round", 1), order.get(t["label"], len(order))))
+
+
 def listed(values, form):
     return ", ".join(form(v) for v in values)
 
@@ -235,9 +242,7 @@ def report(a):
         w.detail("")
         w.detail("| Round | Server | Requests/s | p50 ms | p99 ms | p99.9 ms | max ms | CPU µs/request | core migrations | links used / minted | Valid |")
         w.detail("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-        order = {label: index for index, (label, _) in enumerate(servers)}
-        for entry in sorted((t for entries in trials.values() for t in entries),
-                            key=lambda t: (t.get("round", 1), order.get(t["label"], len(order)))):
+        for entry in in_round_order(trials, [label for label, _ in servers]):
             reason = invalid_reason(entry)
             w.detail(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
                    f"{entry['p999_ms']:.2f} | {entry['max_ms']:.2f} | {cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {entry['lines_used']:,} / {entry.get('lines', 0):,} | "
@@ -356,9 +361,7 @@ def gate_report(a):
     w.detail("")
     w.detail("| Round | Path | req/s | p50 ms | p99 ms | CPU µs/request | core migrations | Valid |")
     w.detail("|---:|---|---:|---:|---:|---:|---:|---|")
-    order = {label: index for index, (label, _, _) in enumerate(GATE_PATHS)}
-    for entry in sorted((t for entries in trials.values() for t in entries),
-                        key=lambda t: (t.get("round", 1), order.get(t["label"], len(order)))):
+    for entry in in_round_order(trials, [label for label, _, _ in GATE_PATHS]):
         reason = gate_invalid_reason(entry)
         w.detail(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p50_ms']:.2f} | {entry['p99_ms']:.2f} | "
                f"{cpu_cell(cpu_per_request(entry))} | {entry.get('migrations', '?')} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
@@ -393,6 +396,57 @@ def gate_report(a):
     return invalid
 
 
+FLOOR_SERVERS = [
+    ("nginx-return", "nginx `return 200` (1 worker)"),
+    ("nio-handler", "SwiftNIO HTTP/1 pipeline + one ChannelHandler (`floor-servers nio`)"),
+    ("hummingbird", "bare Hummingbird 2, one route (`floor-servers hummingbird`)"),
+    ("webapp-launch-healthz", "`webapp-launch serve`, /healthz through every middleware of ours"),
+]
+
+
+def floor_report(a):
+    """The HTTP stacks' own cost (scripts/bench-floor): each server's medians and its CPU per
+    request beside nginx's, every trial. Returns the number of invalid rows."""
+    trials = read_trials(a.load)
+    load = {label: combined(entries) for label, entries in trials.items()}
+    for row in load.values():
+        reasons = [r for r in (invalid_reason(t) for t in row["trials"]) if r]
+        row["invalid"] = "; ".join(dict.fromkeys(reasons)) or None
+    machine = json.load(open(a.machine))
+    nginx = load.get("nginx-return")
+    reference = nginx["cpu_us_per_request"] if nginx and not nginx["invalid"] else None
+    invalid = 0
+    w = ReportLines()
+    w(f"Run: {machine['date']} on {machine['cpu']} ({machine['cores']} cores); {machine['swift']}; {machine['nginx']}; {machine['wrk']}. "
+      f"Load average (1/5/15 min) before / after: {machine['load_before']} / {machine['load_after']}. {machine['load_shape']}")
+    w("")
+    w("| Server answering `GET /healthz` with `ok` | req/s | p50 ms | p99 ms | CPU µs/request | CPU vs nginx | requests | non-2xx | socket errors | Valid |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for label, title in FLOOR_SERVERS:
+        e = load.get(label)
+        if not e:
+            continue
+        sock = sum(e[key] for key in SOCKET_ERRORS)
+        if e["invalid"]:
+            invalid += 1
+        cpu = e["cpu_us_per_request"]
+        ratio = "?" if e["invalid"] or cpu is None or not reference else f"{cpu / reference:.1f} x"
+        w(f"| {title} | {e['rps']:.0f} | {e['p50_ms']:.2f} | {e['p99_ms']:.2f} | {cpu_cell(cpu)} | {ratio} | {e['requests']:,} | "
+          f"{e['non_2xx_3xx']} | {sock} | {'**INVALID** (' + e['invalid'] + ')' if e['invalid'] else 'yes'} |")
+    w("")
+    w.detail("Every trial:")
+    w.detail("")
+    w.detail("| Round | Server | req/s | p99 ms | CPU µs/request | Valid |")
+    w.detail("|---:|---|---:|---:|---:|---|")
+    for entry in in_round_order(trials, [label for label, _ in FLOOR_SERVERS]):
+        reason = invalid_reason(entry)
+        w.detail(f"| {entry.get('round', 1)} | {entry['label']} | {entry['rps']:.0f} | {entry['p99_ms']:.2f} | "
+                 f"{cpu_cell(cpu_per_request(entry))} | {'**INVALID** (' + reason + ')' if reason else 'yes'} |")
+    w.detail("")
+    write_table(w, a, "floor")
+    return invalid
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -407,13 +461,14 @@ def main():
     for opt in ("--micro", "--replay", "--load", "--machine", "--markdown"):
         s.add_argument(opt, required=True)
     s.add_argument("--update")
-    s = sub.add_parser("gate-report")
-    for opt in ("--load", "--machine", "--markdown"):
-        s.add_argument(opt, required=True)
-    s.add_argument("--update")
+    for name in ("gate-report", "floor-report"):
+        s = sub.add_parser(name)
+        for opt in ("--load", "--machine", "--markdown"):
+            s.add_argument(opt, required=True)
+        s.add_argument("--update")
     a = p.parse_args()
-    if a.cmd in ("report", "gate-report"):
-        invalid = (report if a.cmd == "report" else gate_report)(a)
+    if a.cmd in ("report", "gate-report", "floor-report"):
+        invalid = {"report": report, "gate-report": gate_report, "floor-report": floor_report}[a.cmd](a)
         if invalid:
             print(f"loadtool.py: {invalid} invalid result(s); see the rows marked INVALID", file=sys.stderr)
             sys.exit(1)
