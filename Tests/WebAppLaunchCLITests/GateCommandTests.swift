@@ -12,29 +12,51 @@ import Glibc
 struct GateCommandTests {
     static let upstreamScript = repositoryRoot.appendingPathComponent("Tests/WebAppLaunchGateTests/Fixtures/echo_upstream.py").path
 
+    /// The echo upstream, `webapp-launch gate` in front of it (started with `options`), and one
+    /// launch exchanged through the gate.
+    struct GateWithSession {
+        let upstream: BackgroundSubprocess
+        let gate: BackgroundSubprocess
+        let port: Int
+        let launchURL: String
+        /// The launch's answer: status line and headers.
+        let exchange: String
+        /// `webapp_launch_session=…`, from the exchange's Set-Cookie.
+        let cookie: String
+
+        static func start(in directory: TemporaryDirectory, options: [String] = []) async throws -> GateWithSession {
+            let upstream = try BackgroundSubprocess("/usr/bin/python3", [upstreamScript, "0"], standardErrorPath: directory.path("upstream.log"))
+            let upstreamPort = try #require(Int(try await upstream.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
+            let port = try freeLoopbackPort()
+            let gate = try BackgroundSubprocess(
+                CLI.executablePath,
+                ["gate", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:\(port)/", "--upstream", "http://127.0.0.1:\(upstreamPort)",
+                 "--keyring", RepositoryFile.developmentKeyring, "--replay", "memory", "--port", "\(port)"] + options,
+                standardErrorPath: directory.path("gate.log")
+            )
+            _ = try await gate.firstLine(within: .seconds(15)) { $0.hasPrefix("gate listening on http://127.0.0.1:\(port)") }
+
+            let registry = directory.path("registry.json")
+            try #"{"apps":[{"id":"healthmagazin","title":"Gesundheitsmagazin","url":"http://127.0.0.1:\#(port)/"}]}"#
+                .write(toFile: registry, atomically: true, encoding: .utf8)
+            let launchURL = try await CLI.mint(keyring: RepositoryFile.developmentKeyring, registry: registry)
+            let exchange = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-D", "-", "--max-time", "10", launchURL], timeout: .seconds(15))
+            let cookieLine = try #require(
+                exchange.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: webapp_launch_session=") },
+                "\(exchange) log:\n\(gate.standardError)"
+            )
+            let cookie = String(cookieLine.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
+            return GateWithSession(upstream: upstream, gate: gate, port: port, launchURL: launchURL, exchange: exchange.standardOutput, cookie: cookie)
+        }
+    }
+
     @Test("gate exchanges a launch, proxies with the identity headers, logs no personal data and exits 0 on SIGTERM")
     func proxiesAndStops() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let upstream = try BackgroundSubprocess("/usr/bin/python3", [Self.upstreamScript, "0"], standardErrorPath: directory.path("upstream.log"))
-        let upstreamPort = try #require(Int(try await upstream.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
-        let port = try freeLoopbackPort()
-        let gate = try BackgroundSubprocess(
-            CLI.executablePath,
-            ["gate", "--app", "healthmagazin", "--public-url", "http://127.0.0.1:\(port)/", "--upstream", "http://127.0.0.1:\(upstreamPort)",
-             "--keyring", RepositoryFile.developmentKeyring, "--replay", "memory", "--port", "\(port)"],
-            standardErrorPath: directory.path("gate.log")
-        )
-        _ = try await gate.firstLine(within: .seconds(15)) { $0.hasPrefix("gate listening on http://127.0.0.1:\(port)") }
-
-        let registry = directory.path("registry.json")
-        try #"{"apps":[{"id":"healthmagazin","title":"Gesundheitsmagazin","url":"http://127.0.0.1:\#(port)/"}]}"#
-            .write(toFile: registry, atomically: true, encoding: .utf8)
-        let launchURL = try await CLI.mint(keyring: RepositoryFile.developmentKeyring, registry: registry)
-        let exchange = try await runSubprocess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-D", "-", "--max-time", "10", launchURL], timeout: .seconds(15))
-        #expect(exchange.standardOutput.hasPrefix("HTTP/1.1 303"), "\(exchange) log:\n\(gate.standardError)")
-        let cookieLine = try #require(exchange.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: webapp_launch_session=") })
-        let cookie = String(cookieLine.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
+        let running = try await GateWithSession.start(in: directory)
+        let (upstream, gate, port, launchURL, cookie) = (running.upstream, running.gate, running.port, running.launchURL, running.cookie)
+        #expect(running.exchange.hasPrefix("HTTP/1.1 303"), "\(running.exchange) log:\n\(gate.standardError)")
 
         let page = try await runSubprocess("/usr/bin/curl", [
             "-s", "--max-time", "10", "-H", "Cookie: \(cookie)", "-H", "X-WebApp-Launch-Subject: Z999999999",
@@ -50,6 +72,36 @@ struct GateCommandTests {
             #expect(!log.contains(secret), "the gate log leaks personal data")
         }
         _ = try? await upstream.stop(within: .seconds(5))
+    }
+
+    /// The port of the gate's upstream connection that carried each of two requests, `pause`
+    /// apart, through a gate started with `options` (the echo upstream reports its peer's port).
+    static func upstreamPorts(gateOptions options: [String], pause: Duration) async throws -> [Int] {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let running = try await GateWithSession.start(in: directory, options: options)
+        let (upstream, gate, port, cookie) = (running.upstream, running.gate, running.port, running.cookie)
+        var ports: [Int] = []
+        for index in 0..<2 {
+            if index == 1 { try await Task.sleep(for: pause) }
+            let answer = try await runSubprocess("/usr/bin/curl", ["-s", "--max-time", "10", "-H", "Cookie: \(cookie)", "http://127.0.0.1:\(port)/echo"], timeout: .seconds(15))
+            let object = try JSONSerialization.jsonObject(with: Data(answer.standardOutput.utf8)) as? [String: Any]
+            ports.append(try #require(object?["peer_port"] as? Int, "\(answer) log:\n\(gate.standardError)"))
+        }
+        #expect(try await gate.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(gate.standardError)")
+        _ = try? await upstream.stop(within: .seconds(5))
+        return ports
+    }
+
+    @Test("gate --upstream-idle-timeout reaches the upstream pool: a connection idle for 3 s is closed under 1 s and the next request opens another, and kept under 3600 s")
+    func upstreamIdleTimeoutOption() async throws {
+        // Only the option differs between the two gates, and each bound holds however slow the
+        // machine is: 3 s of quiet is always past 1 s and never past 3600 s (the echo upstream
+        // itself never closes an idle connection).
+        let short = try await Self.upstreamPorts(gateOptions: ["--upstream-idle-timeout", "1"], pause: .seconds(3))
+        #expect(short[0] != short[1], "a connection idle for 3 s outlived a 1 s idle timeout: \(short)")
+        let long = try await Self.upstreamPorts(gateOptions: ["--upstream-idle-timeout", "3600"], pause: .seconds(3))
+        #expect(long[0] == long[1], "a connection idle for 3 s was closed under a 3600 s idle timeout: \(long)")
     }
 
     @Test("gate --print-nginx-config prints exactly Docs/nginx-auth-request.conf for the example, and refuses without --auth-request")

@@ -6,7 +6,8 @@ and answers every request with JSON describing what it received:
 
   {"method", "path", "headers": [[name, value], ...] (as received, duplicates kept),
    "identity": {header: decoded value} for the X-WebApp-Launch-* headers (percent-decoded
-   UTF-8, as any upstream would decode them), "body_length"}
+   UTF-8, as any upstream would decode them), "body_length", "peer_port" (the client's
+   port: which of its connections the request came on)}
 
 Special paths: /slow?seconds=N waits before answering; /big?bytes=N answers N bytes;
 /hop answers with hop-by-hop headers (Connection: X-Hop-Secret, X-Hop-Secret, Keep-Alive);
@@ -86,6 +87,7 @@ class Handler(BaseHTTPRequestHandler):
                 "headers": headers,
                 "identity": identity(headers),
                 "body_length": body_length,
+                "peer_port": self.client_address[1],
             }).encode("utf-8")
             content_type = "application/json"
             if url.path == "/hop":
