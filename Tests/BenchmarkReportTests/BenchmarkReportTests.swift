@@ -60,12 +60,18 @@ struct BenchmarkReportTests {
         {"date": "test", "cpu": "test", "cores": 2, "memory": "1 GiB", "kernel": "Linux", "swift": "6", "openssl": "3",
          "nginx": "1", "wrk": "4", "load_before": "0", "load_after": "0", "load_shape": "test", "connections": 32, "rounds": 3}
         """.write(toFile: directory.path("machine.json"), atomically: true, encoding: .utf8)
-        let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
-        var arguments = [
-            "python3", tool, "report", "--micro", directory.path("micro"), "--replay", directory.path("replay.json"),
+        return try await runLoadtool([
+            "report", "--micro", directory.path("micro"), "--replay", directory.path("replay.json"),
             "--load", directory.path("load.jsonl"), "--machine", directory.path("machine.json"),
             "--markdown", directory.path("table.md"),
-        ]
+        ], in: directory, updating: document)
+    }
+
+    /// Runs `scripts/load/loadtool.py` with these arguments; with `document`, as `--update` of a
+    /// BENCHMARKS.md in `directory` holding it, read back into the report.
+    static func runLoadtool(_ arguments: [String], in directory: TemporaryDirectory, updating document: String?) async throws -> Report {
+        let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
+        var arguments = ["python3", tool] + arguments
         if let document {
             try document.write(toFile: directory.path("BENCHMARKS.md"), atomically: true, encoding: .utf8)
             arguments += ["--update", directory.path("BENCHMARKS.md")]
@@ -172,12 +178,10 @@ struct BenchmarkReportTests {
         {"date": "test", "cpu": "test", "cores": 2, "swift": "6", "nginx": "1", "wrk": "4", "load_before": "0",
          "load_after": "0", "load_shape": "test", "connections": 32}
         """.write(toFile: directory.path("machine.json"), atomically: true, encoding: .utf8)
-        let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
-        let result = try await runSubprocess("/usr/bin/env", [
-            "python3", tool, "gate-report", "--load", directory.path("gate.jsonl"),
+        return try await runLoadtool([
+            "gate-report", "--load", directory.path("gate.jsonl"),
             "--machine", directory.path("machine.json"), "--markdown", directory.path("table.md"),
-        ])
-        return Report(status: result.status, table: result.standardOutput)
+        ], in: directory, updating: nil)
     }
 
     /// Three rounds of the gate benchmark's three static-upstream paths.
@@ -228,18 +232,10 @@ struct BenchmarkReportTests {
         {"date": "test", "cpu": "test", "cores": 2, "swift": "6", "nginx": "1", "wrk": "4", "load_before": "0",
          "load_after": "0", "load_shape": "test"}
         """.write(toFile: directory.path("machine.json"), atomically: true, encoding: .utf8)
-        let tool = repositoryRoot.appendingPathComponent("scripts/load/loadtool.py").path
-        var arguments = [
-            "python3", tool, "floor-report", "--load", directory.path("floor.jsonl"),
+        return try await runLoadtool([
+            "floor-report", "--load", directory.path("floor.jsonl"),
             "--machine", directory.path("machine.json"), "--markdown", directory.path("table.md"),
-        ]
-        if let document {
-            try document.write(toFile: directory.path("BENCHMARKS.md"), atomically: true, encoding: .utf8)
-            arguments += ["--update", directory.path("BENCHMARKS.md")]
-        }
-        let result = try await runSubprocess("/usr/bin/env", arguments)
-        let updated = try document.map { _ in try String(contentsOfFile: directory.path("BENCHMARKS.md"), encoding: .utf8) }
-        return Report(status: result.status, table: result.standardOutput, document: updated)
+        ], in: directory, updating: document)
     }
 
     /// Three rounds of the four floor servers, each at its CPU per request (µs) by round.

@@ -10,13 +10,15 @@ struct UpstreamPoolStateMachineTests {
     typealias R = Machine.RequestID
 
     static func request(_ n: Int) -> R { R(value: n) }
+    /// When the tests that do not expire anything release a connection.
+    static let released = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
     @Test("the first request connects; a cleanly released connection is reused by the next, never opened twice")
     func reuse() {
         var pool = Machine(maximumConnections: 2)
         #expect(pool.leaseConnection(Self.request(1)) == .connect(C(value: 0)))
         #expect(pool.connectionEstablished(C(value: 0)) == true)
-        #expect(pool.releaseConnection(C(value: 0), reusable: true) == .none)
+        #expect(pool.releaseConnection(C(value: 0), reusable: true, at: Self.released) == .none)
         #expect(pool.idle == [C(value: 0)])
         #expect(pool.leaseConnection(Self.request(2)) == .use(C(value: 0)))
         #expect(pool.connections == [C(value: 0): .leased])
@@ -27,7 +29,7 @@ struct UpstreamPoolStateMachineTests {
         var pool = Machine(maximumConnections: 1)
         _ = pool.leaseConnection(Self.request(1))
         _ = pool.connectionEstablished(C(value: 0))
-        #expect(pool.releaseConnection(C(value: 0), reusable: false) == Machine.Action(close: C(value: 0), resume: nil))
+        #expect(pool.releaseConnection(C(value: 0), reusable: false, at: Self.released) == Machine.Action(close: C(value: 0), resume: nil))
         #expect(pool.connections.isEmpty)
         #expect(pool.idle.isEmpty)
         // Room again: the next request opens a new connection.
@@ -44,10 +46,10 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.leaseConnection(Self.request(3)) == .wait)
         #expect(pool.leaseConnection(Self.request(4)) == .wait)
         #expect(pool.connections.count == 2)
-        #expect(pool.releaseConnection(C(value: 1), reusable: true) == Machine.Action(close: nil, resume: (Self.request(3), .use(C(value: 1)))))
+        #expect(pool.releaseConnection(C(value: 1), reusable: true, at: Self.released) == Machine.Action(close: nil, resume: (Self.request(3), .use(C(value: 1)))))
         #expect(pool.connections[C(value: 1)] == .leased, "handed over, never idle in between")
         // A closed one makes room: the next waiter opens a new connection.
-        #expect(pool.releaseConnection(C(value: 0), reusable: false) == Machine.Action(close: C(value: 0), resume: (Self.request(4), .connect(C(value: 2)))))
+        #expect(pool.releaseConnection(C(value: 0), reusable: false, at: Self.released) == Machine.Action(close: C(value: 0), resume: (Self.request(4), .connect(C(value: 2)))))
         #expect(pool.waiting.isEmpty)
         #expect(pool.connections.count == 2)
     }
@@ -70,12 +72,12 @@ struct UpstreamPoolStateMachineTests {
         _ = pool.leaseConnection(Self.request(2))
         _ = pool.connectionEstablished(C(value: 0))
         _ = pool.connectionEstablished(C(value: 1))
-        _ = pool.releaseConnection(C(value: 0), reusable: true)
+        _ = pool.releaseConnection(C(value: 0), reusable: true, at: Self.released)
         #expect(pool.connectionClosed(C(value: 0)) == .none)
         #expect(pool.idle.isEmpty)
         #expect(pool.connections[C(value: 0)] == nil)
         #expect(pool.connectionClosed(C(value: 1)) == .none)
-        #expect(pool.releaseConnection(C(value: 1), reusable: true) == Machine.Action(close: C(value: 1), resume: nil))
+        #expect(pool.releaseConnection(C(value: 1), reusable: true, at: Self.released) == Machine.Action(close: C(value: 1), resume: nil))
         #expect(pool.connections.isEmpty)
         #expect(pool.leaseConnection(Self.request(3)) == .connect(C(value: 2)))
     }
@@ -89,7 +91,7 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.leaseConnection(Self.request(3)) == .wait)
         #expect(pool.cancelWaiting(Self.request(2)) == true)
         #expect(pool.cancelWaiting(Self.request(2)) == false)
-        #expect(pool.releaseConnection(C(value: 0), reusable: true) == Machine.Action(close: nil, resume: (Self.request(3), .use(C(value: 0)))))
+        #expect(pool.releaseConnection(C(value: 0), reusable: true, at: Self.released) == Machine.Action(close: nil, resume: (Self.request(3), .use(C(value: 0)))))
         #expect(pool.cancelWaiting(Self.request(3)) == false)
     }
 
@@ -101,14 +103,14 @@ struct UpstreamPoolStateMachineTests {
         _ = pool.leaseConnection(Self.request(3))
         _ = pool.connectionEstablished(C(value: 0))
         _ = pool.connectionEstablished(C(value: 1))
-        _ = pool.releaseConnection(C(value: 0), reusable: true)
+        _ = pool.releaseConnection(C(value: 0), reusable: true, at: Self.released)
         _ = pool.leaseConnection(Self.request(4))  // takes C0
         #expect(pool.leaseConnection(Self.request(5)) == .wait)
         let action = pool.shutDown()
         #expect(action == Machine.ShutdownAction(close: [C(value: 0), C(value: 1)], fail: [Self.request(5)]))
         #expect(pool.leaseConnection(Self.request(6)) == .fail)
         #expect(pool.connectionEstablished(C(value: 2)) == false, "an attempt that succeeds after shutdown is not used")
-        #expect(pool.releaseConnection(C(value: 0), reusable: true) == .none)
+        #expect(pool.releaseConnection(C(value: 0), reusable: true, at: Self.released) == .none)
         #expect(pool.isIdleAfterShutdown)
         #expect(pool.shutDown() == Machine.ShutdownAction(close: [], fail: []))
     }
@@ -120,7 +122,7 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.connectionEstablished(C(value: 0)) == true)
         #expect(pool.leaseConnectionWithoutWaiting() == nil)
         #expect(pool.waiting.isEmpty)
-        _ = pool.releaseConnection(C(value: 0), reusable: true)
+        _ = pool.releaseConnection(C(value: 0), reusable: true, at: Self.released)
         #expect(pool.leaseConnectionWithoutWaiting() == .use(C(value: 0)))
         _ = pool.shutDown()
         #expect(pool.leaseConnectionWithoutWaiting() == .fail)
@@ -143,9 +145,9 @@ struct UpstreamPoolStateMachineTests {
             #expect(pool.connectionEstablished(C(value: n)) == true)
         }
         // C0 and C2 on loop 1, C1 on loop 2; C2 released last.
-        _ = pool.releaseConnection(C(value: 0), reusable: true, loop: L(value: 1))
-        _ = pool.releaseConnection(C(value: 1), reusable: true, loop: L(value: 2))
-        _ = pool.releaseConnection(C(value: 2), reusable: true, loop: L(value: 1))
+        _ = pool.releaseConnection(C(value: 0), reusable: true, loop: L(value: 1), at: Self.released)
+        _ = pool.releaseConnection(C(value: 1), reusable: true, loop: L(value: 2), at: Self.released)
+        _ = pool.releaseConnection(C(value: 2), reusable: true, loop: L(value: 1), at: Self.released)
         #expect(pool.leaseConnection(Self.request(3), on: L(value: 2)) == .use(C(value: 1)), "loop 2's own, though not the most recent")
         #expect(pool.leaseConnectionWithoutWaiting(on: L(value: 1)) == .use(C(value: 2)), "loop 1's most recent")
         #expect(pool.idle == [C(value: 0)])
@@ -156,7 +158,7 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.leaseConnection(Self.request(5), on: L(value: 3)) == .connect(C(value: 3)))
         // An idle connection the upstream closed is forgotten with its loop.
         _ = pool.connectionEstablished(C(value: 3))
-        _ = pool.releaseConnection(C(value: 3), reusable: true, loop: L(value: 3))
+        _ = pool.releaseConnection(C(value: 3), reusable: true, loop: L(value: 3), at: Self.released)
         _ = pool.connectionClosed(C(value: 3))
         #expect(pool.leaseConnection(Self.request(6), on: L(value: 3)) == .connect(C(value: 4)))
     }
@@ -179,9 +181,9 @@ struct UpstreamPoolStateMachineTests {
         // The room C0 left is a new connection once C1 is used.
         #expect(pool.leaseConnection(Self.request(3)) == .use(C(value: 1)))
         #expect(pool.leaseConnection(Self.request(4)) == .connect(C(value: 3)))
-        // Released without a time: never expires; a leased connection never does.
-        _ = pool.releaseConnection(C(value: 1), reusable: true)
-        #expect(pool.expireIdleConnections(releasedBefore: start + .seconds(3600)).isEmpty)
-        #expect(pool.connections[C(value: 2)] == .leased)
+        // A leased connection never expires, however old the cutoff makes it.
+        _ = pool.releaseConnection(C(value: 1), reusable: true, at: start + .seconds(4))
+        #expect(pool.expireIdleConnections(releasedBefore: start + .seconds(3600)) == [C(value: 1)])
+        #expect(pool.connections == [C(value: 2): .leased, C(value: 3): .connecting])
     }
 }

@@ -93,7 +93,7 @@ struct UpstreamPoolStateMachine: Sendable {
     /// Idle connections with their event loops and release times, in release order: the most
     /// recently used last (reused first: warmest, least likely to have been closed by the
     /// upstream's keep-alive timeout), the oldest first (expired first).
-    private var idleConnections: [(connection: ConnectionID, loop: LoopID?, since: NIODeadline?)] = []
+    private var idleConnections: [(connection: ConnectionID, loop: LoopID?, since: NIODeadline)] = []
     /// Idle connections, the most recently used last.
     var idle: [ConnectionID] { idleConnections.map(\.connection) }
     private(set) var waiting = CircularBuffer<RequestID>()
@@ -159,8 +159,8 @@ struct UpstreamPoolStateMachine: Sendable {
     ///   - reusable: Whether its last response was complete and well framed, with nothing
     ///     left over, on a connection both sides keep alive.
     ///   - loop: The event loop its channel runs on, if known (kept while it is idle).
-    ///   - now: When it was released, if it is to expire when idle too long; `nil`: never.
-    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool, loop: LoopID? = nil, at now: NIODeadline? = nil) -> Action {
+    ///   - now: When it was released: kept while it is idle, for ``expireIdleConnections(releasedBefore:)``.
+    mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool, loop: LoopID? = nil, at now: NIODeadline) -> Action {
         guard let state = connections[connection], state == .leased || state == .leasedButClosed else { return .none }
         if reusable, state == .leased, !isShutDown {
             if let next = waiting.popFirst() {
@@ -196,7 +196,7 @@ struct UpstreamPoolStateMachine: Sendable {
     /// Idle connections are kept in release order, so the expired ones are a prefix: a lease
     /// pays for the connections it expires, not for every idle one.
     mutating func expireIdleConnections(releasedBefore cutoff: NIODeadline) -> [ConnectionID] {
-        let count = idleConnections.prefix { idle in idle.since.map { $0 < cutoff } ?? false }.count
+        let count = idleConnections.prefix { $0.since < cutoff }.count
         guard count > 0 else { return [] }
         let expired = idleConnections.prefix(count).map(\.connection)
         idleConnections.removeFirst(count)
