@@ -12,4 +12,13 @@ struct ClaimBatch: Sendable {
     /// of its claims: the database must refuse to record them after that, because by then
     /// their callers have been answered `unavailable` (`nil`: no limit, for tests).
     var timeLeft: Duration? = nil
+    /// Which statement this is, unique across the stores of a fleet (a random start per
+    /// store, then one more per batch): every row it records carries it, so a row it wrote
+    /// for claims it granted to nobody can be deleted later, and only that row
+    /// (``ClaimRelease``).
+    var attempt: Int64 = 0
+    /// Rows that earlier statements may have recorded for claims they granted to nobody:
+    /// deleted, each only while it still carries its attempt, before this statement records
+    /// its own claims (so a retry in this very statement is granted).
+    var releases: [ClaimRelease] = []
 }

@@ -60,7 +60,15 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         self.claimTimeout = claimTimeout
         // A twentieth of the timeout, within 5 to 100 ms: at most 5 % late for the default.
         watchInterval = min(max(claimTimeout / 20, .milliseconds(5)), .milliseconds(100))
-        machine = Mutex(Machine(maximumBatch: maximumBatch, maximumInFlight: maximumInFlight, watchInterval: watchInterval))
+        machine = Mutex(Machine(
+            maximumBatch: maximumBatch,
+            maximumInFlight: maximumInFlight,
+            watchInterval: watchInterval,
+            // Far longer than a statement abandoned at its deadline stays alive in a database
+            // that comes back (a paused one resumes it at once; a restart ends it).
+            releaseWatch: max(.seconds(30), claimTimeout * 10),
+            attemptSeed: .random(in: .min ... .max)
+        ))
         (stopped, stop) = AsyncStream.makeStream(of: Void.self)
     }
 

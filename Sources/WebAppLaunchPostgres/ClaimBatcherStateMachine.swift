@@ -21,6 +21,18 @@ import WebAppLaunch
 ///   cancelled), and the slot is free at once for a replacement; whatever the abandoned
 ///   work reports later is ignored. So a statement whose connection never answers (or whose
 ///   write the driver dropped) costs at most one claim timeout, never the slot.
+/// - **A claim answered 503 claims nothing.** A statement is in doubt when callers of its
+///   batch were answered before it was: it failed (perhaps after its commit), it was
+///   abandoned at its deadline (a paused database may commit it when it resumes), or it
+///   answered after some of its claims were answered `late` or cancelled. Each row it may
+///   have recorded for a claim it granted to nobody becomes a pending ``ClaimRelease``,
+///   carried by every statement sent within `releaseWatch` of it: the database deletes the
+///   row if that statement wrote it, before recording the new claims, so the user's retry
+///   is granted. Carried more than once, because the abandoned statement may commit after
+///   the first deletion; at most `maximumPendingReleases` (beyond that the oldest are
+///   dropped: their rows stay until swept and their retries are refused, fail closed).
+///   A release never removes a granted launch: only the statement it names wrote that row,
+///   and that statement granted the id to nobody.
 /// - Closing refuses new claims, fails the queued ones and lets idle slots go; batches in
 ///   flight keep their deadlines (graceful), so the batcher stops within one claim timeout
 ///   whatever the database does; shutting down (the runner cancelled) abandons them at once.
@@ -94,6 +106,8 @@ where Instant.Duration == Duration {
         var claims: [Claim]
         /// Index for index with `claims`: whether it has been answered (late or cancelled).
         var answered: [Bool]
+        /// What went out on the lane, once sent (its attempt names the rows it may record).
+        var statement: ClaimBatch? = nil
 
         var isSettled: Bool { !answered.contains(false) }
     }
@@ -110,6 +124,14 @@ where Instant.Duration == Duration {
     let maximumBatch: Int
     let maximumInFlight: Int
     let watchInterval: Duration
+    /// How long a release is carried by the statements sent after it: longer than a
+    /// statement abandoned at its deadline can plausibly stay alive in the database.
+    let releaseWatch: Duration
+    /// The most releases carried at once.
+    let maximumPendingReleases: Int
+    /// The first statement's attempt (random per store, so attempts do not collide across a
+    /// fleet); each batch adds its number.
+    let attemptSeed: Int64
 
     /// Claims not yet in a batch, in arrival order.
     private var queue: [Claim] = []
@@ -121,11 +143,24 @@ where Instant.Duration == Duration {
     private var closed = false
     private var stopReported = false
     private var latestOutcomeFailed = false
+    /// Rows in-doubt statements may have recorded for claims granted to nobody, each with the
+    /// instant until which statements carry it.
+    private var releases: [ClaimRelease: Instant] = [:]
 
-    init(maximumBatch: Int, maximumInFlight: Int, watchInterval: Duration) {
+    init(
+        maximumBatch: Int,
+        maximumInFlight: Int,
+        watchInterval: Duration,
+        releaseWatch: Duration = .seconds(30),
+        maximumPendingReleases: Int = 4_096,
+        attemptSeed: Int64 = 0
+    ) {
         self.maximumBatch = max(1, maximumBatch)
         self.maximumInFlight = max(1, maximumInFlight)
         self.watchInterval = watchInterval
+        self.releaseWatch = releaseWatch
+        self.maximumPendingReleases = max(0, maximumPendingReleases)
+        self.attemptSeed = attemptSeed
     }
 
     // MARK: Observations
@@ -139,6 +174,10 @@ where Instant.Duration == Duration {
     /// Whether claims can be expected to succeed: not closed, and the latest statement or
     /// lane opening did not fail or miss its deadline.
     var isReady: Bool { !closed && !latestOutcomeFailed }
+    /// The releases the next statement would carry if sent at `now`, in id order.
+    func pendingReleases(at now: Instant) -> [ClaimRelease] {
+        releases.filter { $0.value > now }.keys.sorted { ($0.id.high, $0.id.low, $0.attempt) < ($1.id.high, $1.id.low, $1.attempt) }
+    }
 
     // MARK: Events
 
@@ -166,17 +205,28 @@ where Instant.Duration == Duration {
         return actions
     }
 
-    /// A claim's caller gave up (the runner has answered it): if not yet sent, it never is.
+    /// A claim's caller gave up (the runner has answered it): if not yet sent, it never is;
+    /// if its statement is in flight, a row it records for this claim alone is released.
     mutating func cancel(claim number: UInt64) {
         if let index = queue.firstIndex(where: { $0.number == number }) {
             queue.remove(at: index)
             return
         }
         for (slot, state) in slots {
-            guard case .opening(var batch) = state, let index = batch.claims.firstIndex(where: { $0.number == number }) else { continue }
-            batch.answered[index] = true
-            slots[slot] = .opening(batch)
-            return
+            switch state {
+            case .opening(var batch):
+                guard let index = batch.claims.firstIndex(where: { $0.number == number }) else { continue }
+                batch.answered[index] = true
+                slots[slot] = .opening(batch)
+                return
+            case .sending(let lane, var batch):
+                guard let index = batch.claims.firstIndex(where: { $0.number == number }) else { continue }
+                batch.answered[index] = true
+                slots[slot] = .sending(lane, batch)
+                return
+            case .idle:
+                continue
+            }
         }
     }
 
@@ -195,7 +245,7 @@ where Instant.Duration == Duration {
                 actions.releases.append(lane)
             }
         } else {
-            send(batch, slot: slot, lane: lane, &actions)
+            send(batch, slot: slot, lane: lane, now: now, &actions)
         }
         dispatch(now: now, &actions)
         reportStopIfDone(&actions)
@@ -236,23 +286,27 @@ where Instant.Duration == Duration {
         switch result {
         case .success(let recorded):
             latestOutcomeFailed = false
-            // The first claim of a recorded id wins, answered or not; any other is a replay.
-            var granted = Set<ReplayID>()
-            for (index, claim) in batch.claims.enumerated() {
-                let wins = recorded.contains(claim.id) && granted.insert(claim.id).inserted
-                if !batch.answered[index] { actions.answers.append((claim.waiter, wins ? .granted : .replayed)) }
+            // The first claim of a recorded id still waiting wins; any other is a replay. An id
+            // recorded when every claim of it had been answered (late or cancelled) was
+            // granted to nobody: its row is released.
+            var won = Set<ReplayID>()
+            for (index, claim) in batch.claims.enumerated() where !batch.answered[index] {
+                let wins = recorded.contains(claim.id) && won.insert(claim.id).inserted
+                actions.answers.append((claim.waiter, wins ? .granted : .replayed))
             }
+            release(Array(recorded.subtracting(won)), recordedBy: batch, now: now)
             if closed {
                 slots[slot] = nil
                 actions.releases.append(lane)
             } else if let next = takeBatch(now: now, &actions) {
-                send(next, slot: slot, lane: lane, &actions)
+                send(next, slot: slot, lane: lane, now: now, &actions)
             } else {
                 slots[slot] = .idle(lane, since: now)
             }
         case .failure(let error):
             latestOutcomeFailed = true
             answer(batch, with: .failed(error), &actions)
+            release(batch.statement?.ids ?? [], recordedBy: batch, now: now)  // it may have committed
             slots[slot] = nil
             actions.abandonedLanes.append(lane)  // the connection may be broken
         }
@@ -284,6 +338,7 @@ where Instant.Duration == Duration {
                     slots[slot] = nil
                     latestOutcomeFailed = true
                     actions.abandonedLanes.append(lane)
+                    release(batch.statement?.ids ?? [], recordedBy: batch, now: now)  // it may still commit
                 } else {
                     slots[slot] = .sending(lane, batch)
                 }
@@ -347,7 +402,7 @@ where Instant.Duration == Duration {
             if let slot = slots.keys.filter({ if case .idle = slots[$0]! { true } else { false } }).min(),
                case .idle(let lane, _) = slots[slot]! {
                 guard let batch = takeBatch(now: now, &actions) else { return }
-                send(batch, slot: slot, lane: lane, &actions)
+                send(batch, slot: slot, lane: lane, now: now, &actions)
             } else if slots.count < maximumInFlight {
                 guard let batch = takeBatch(now: now, &actions) else { return }
                 let slot = nextSlot
@@ -371,8 +426,10 @@ where Instant.Duration == Duration {
         return Batch(number: nextBatch, claims: claims, answered: Array(repeating: false, count: claims.count))
     }
 
-    /// Puts a batch on a lane: its unanswered claims, each id once, ascending.
-    private mutating func send(_ batch: Batch, slot: SlotID, lane: Lane, _ actions: inout Actions) {
+    /// Puts a batch on a lane: its unanswered claims, each id once, ascending, with the
+    /// releases still pending.
+    private mutating func send(_ batch: Batch, slot: SlotID, lane: Lane, now: Instant, _ actions: inout Actions) {
+        var batch = batch
         var retention: [ReplayID: Int64] = [:]
         var deadline: Instant?
         for (index, claim) in batch.claims.enumerated() where !batch.answered[index] {
@@ -380,14 +437,29 @@ where Instant.Duration == Duration {
             deadline = min(deadline ?? claim.deadline, claim.deadline)
         }
         let ids = retention.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
+        releases = releases.filter { $0.value > now }
+        let statement = ClaimBatch(
+            ids: ids,
+            expiresAt: ids.map { retention[$0]! },
+            attempt: attemptSeed &+ Int64(truncatingIfNeeded: batch.number),
+            releases: pendingReleases(at: now)
+        )
+        batch.statement = statement
         slots[slot] = .sending(lane, batch)
-        actions.sends.append(Send(
-            slot: slot,
-            batch: batch.number,
-            statement: ClaimBatch(ids: ids, expiresAt: ids.map { retention[$0]! }),
-            lane: lane,
-            deadline: deadline!
-        ))
+        actions.sends.append(Send(slot: slot, batch: batch.number, statement: statement, lane: lane, deadline: deadline!))
+    }
+
+    /// Records the rows a statement in doubt may have written for claims it granted to
+    /// nobody, to be carried by the statements sent within `releaseWatch`; beyond
+    /// `maximumPendingReleases`, the oldest go (their rows stay until swept: fail closed).
+    private mutating func release(_ ids: [ReplayID], recordedBy batch: Batch, now: Instant) {
+        guard let attempt = batch.statement?.attempt, !ids.isEmpty else { return }
+        let until = now.advanced(by: releaseWatch)
+        for id in ids { releases[ClaimRelease(id: id, attempt: attempt)] = until }
+        if releases.count > maximumPendingReleases {
+            let oldest = releases.sorted { $0.value < $1.value }.prefix(releases.count - maximumPendingReleases)
+            for (release, _) in oldest { releases[release] = nil }
+        }
     }
 
     private mutating func dropLateQueued(now: Instant, _ actions: inout Actions) {

@@ -16,13 +16,16 @@ import WebAppLaunch
 /// row, read as ``Row/pastDeadline``. By then the batcher has answered those claims
 /// `unavailable`, so a 503 does not leave a recorded claim behind (a statement a paused
 /// database resumes seconds later records nothing).
+///
+/// Each row carries the statement's attempt (`$4`), so a row it recorded for claims it
+/// granted to nobody can be deleted later, and only that row (``ReleaseClaimsStatement``).
 struct InsertClaimsStatement: PostgresPreparedStatement {
-    static let name = "webapp_launch_insert_claims_v2"
+    static let name = "webapp_launch_insert_claims_v3"
     static let sql = """
         WITH deadline_check AS (SELECT clock_timestamp() < to_timestamp($3::double precision) AS in_time), \
         inserted AS (\
-        INSERT INTO webapp_launch_claims (replay_id, expires_at) \
-        SELECT claim.replay_id, claim.expires_at \
+        INSERT INTO webapp_launch_claims (replay_id, expires_at, attempt) \
+        SELECT claim.replay_id, claim.expires_at, $4::bigint \
         FROM unnest($1::bytea[], $2::bigint[]) AS claim(replay_id, expires_at), deadline_check \
         WHERE deadline_check.in_time \
         ON CONFLICT (replay_id) DO NOTHING RETURNING replay_id) \
@@ -45,19 +48,17 @@ struct InsertClaimsStatement: PostgresPreparedStatement {
     let expiresAt: [Int64]
     /// Seconds since 1970 after which the database records nothing.
     let notAfter: Double
+    /// The statement's attempt, written into every row it records.
+    let attempt: Int64
 
     /// - Parameters:
     ///   - batch: The claims.
     ///   - now: The current wall-clock time (the database compares its own clock with it:
     ///     the instances' and the database's clocks must agree, as NTP keeps them).
     init(_ batch: ClaimBatch, now: Date = Date()) {
-        ids = batch.ids.map { id in
-            var buffer = ByteBuffer()
-            buffer.writeInteger(id.high)
-            buffer.writeInteger(id.low)
-            return buffer
-        }
+        ids = batch.ids.map(Self.bytes(of:))
         expiresAt = batch.expiresAt
+        attempt = batch.attempt
         if let timeLeft = batch.timeLeft {
             let (seconds, attoseconds) = timeLeft.components
             notAfter = now.timeIntervalSince1970 + Double(seconds) + Double(attoseconds) / 1e18
@@ -66,11 +67,20 @@ struct InsertClaimsStatement: PostgresPreparedStatement {
         }
     }
 
+    /// An id as the table holds it: its 16 bytes, high then low half, big-endian.
+    static func bytes(of id: ReplayID) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(id.high)
+        buffer.writeInteger(id.low)
+        return buffer
+    }
+
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 3)
+        var bindings = PostgresBindings(capacity: 4)
         bindings.append(ids)
         bindings.append(expiresAt)
         bindings.append(notAfter)
+        bindings.append(attempt)
         return bindings
     }
 

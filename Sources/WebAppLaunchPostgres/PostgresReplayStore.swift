@@ -17,7 +17,8 @@ import WebAppRegistry
 /// ```sql
 /// CREATE TABLE webapp_launch_claims (
 ///     replay_id  BYTEA  PRIMARY KEY,   -- keyed hash of the nonce (ReplayID), never the nonce
-///     expires_at BIGINT NOT NULL       -- ReplayRetention.deadline: exp + 600 + 300
+///     expires_at BIGINT NOT NULL,      -- ReplayRetention.deadline: exp + 600 + 300
+///     attempt    BIGINT                -- the statement that recorded it (added if missing)
 /// );
 /// CREATE INDEX webapp_launch_claims_expiry ON webapp_launch_claims (expires_at);
 /// ```
@@ -40,7 +41,10 @@ import WebAppRegistry
 /// once the database is back; ``run()`` returns within a claim timeout of graceful shutdown
 /// whatever the database does. Nothing is ever accepted that was not recorded, and the
 /// database refuses a claim that reaches it after its deadline, so a claim answered 503
-/// is not recorded later (`InsertClaimsStatement`). ``readiness()`` reports whether claims
+/// is not recorded later (`InsertClaimsStatement`). Where the database recorded one all the
+/// same (it committed a statement the store had given up on, or the connection broke after
+/// the commit), the store's next statements delete that row, and only it, so the user's
+/// retry is granted (`ClaimRelease`). ``readiness()`` reports whether claims
 /// are succeeding, for `/readyz`. The store requires durable commits: before its first
 /// claim it checks `synchronous_commit` and refuses to claim while it is `off`, unless
 /// ``Configuration/allowsAsynchronousCommit``.
@@ -196,13 +200,18 @@ public final class PostgresReplayStore: ReplayStore, Service {
     /// cancels this task, which then closes the connection and returns at once, never
     /// waiting for the query (see ``waitAbandoningOnCancel(timeout:abandon:_:)``). The
     /// database refuses the batch once its earliest deadline has passed (the statement
-    /// then throws `unavailable`), so claims answered 503 are not recorded later.
+    /// then throws `unavailable`), so claims answered 503 are not recorded later. The
+    /// batch's releases (rows earlier statements in doubt may have recorded for nobody) are
+    /// deleted first, so a retry in this very batch is granted.
     /// - Parameters:
     ///   - batch: The claims, unique and ascending.
     ///   - connection: The statement slot's connection (leased by the batcher's lane).
     func insert(_ batch: ClaimBatch, on connection: PostgresConnection) async throws -> Set<ReplayID> {
         try await waitAbandoningOnCancel(abandon: { Self.close(connection) }) {
             try await self.prepare(connection)
+            if !batch.releases.isEmpty {
+                for try await _ in try await connection.execute(ReleaseClaimsStatement(batch.releases), logger: self.logger) {}
+            }
             let statement = InsertClaimsStatement(batch)
             var recorded = Set<ReplayID>()
             for try await row in try await connection.execute(statement, logger: self.logger) {
@@ -309,9 +318,20 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Creates the table and its index if missing, and adds the `attempt` column to a table
+    /// an earlier version created (only when missing: the `ALTER` takes the table's strongest
+    /// lock, which a fleet's claims would queue behind). Rows from before carry no attempt
+    /// and are never released.
     private func createSchema(on connection: PostgresConnection) async throws {
-        _ = try await count("CREATE TABLE IF NOT EXISTS webapp_launch_claims (replay_id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL)", on: connection)
+        _ = try await count("CREATE TABLE IF NOT EXISTS webapp_launch_claims (replay_id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL, attempt BIGINT)", on: connection)
         _ = try await count("CREATE INDEX IF NOT EXISTS webapp_launch_claims_expiry ON webapp_launch_claims (expires_at)", on: connection)
+        let hasAttempt = try await count(
+            "SELECT 1 FROM pg_attribute WHERE attrelid = 'webapp_launch_claims'::regclass AND attname = 'attempt' AND NOT attisdropped",
+            on: connection
+        )
+        if hasAttempt == 0 {
+            _ = try await count("ALTER TABLE webapp_launch_claims ADD COLUMN IF NOT EXISTS attempt BIGINT", on: connection)
+        }
     }
 
     static func clientConfiguration(from url: String) throws -> PostgresClient.Configuration {

@@ -19,11 +19,7 @@ struct PostgresDroppedWriteTests {
 
     /// A connection of its own (not pooled), already closed.
     static func closedConnection(_ url: String) async throws -> PostgresConnection {
-        let components = URLComponents(string: url)!
-        let configuration = PostgresConnection.Configuration(
-            host: components.host!, port: components.port!, username: components.user!, password: nil, database: "postgres", tls: .disable
-        )
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let connection = try await connect(url, logger: logger)
         try await connection.close()
         return connection
     }
@@ -91,6 +87,8 @@ struct PostgresDroppedWriteTests {
             (error as? ReplayStoreError)?.code == .unavailable
         }
         #expect(ContinuousClock.now - started < .seconds(2))
+        // The timer answers the waiter, then abandons: the waiter may run first.
+        for _ in 0..<100 where closes.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(10)) }
         let closeCount = closes.load(ordering: .relaxed)
         #expect(closeCount == 1)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PostgresNIO
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchPostgres
@@ -131,6 +132,16 @@ func withRunning<T: Sendable>(_ stores: PostgresReplayStore..., body: () async t
     }
     TestTrace.note("postgres: stores stopped")
     return result
+}
+
+/// A connection of its own to the cluster's `postgres` database (not pooled), for a test
+/// that plays another session.
+func connect(_ url: String, id: Int = 1, logger: Logger = Logger(label: "test.pg.session")) async throws -> PostgresConnection {
+    let components = URLComponents(string: url)!
+    let configuration = PostgresConnection.Configuration(
+        host: components.host!, port: components.port!, username: components.user!, password: nil, database: "postgres", tls: .disable
+    )
+    return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
 }
 
 /// How many claims the database holds, read with psql.
