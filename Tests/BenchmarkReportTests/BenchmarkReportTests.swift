@@ -47,12 +47,30 @@ struct BenchmarkReportTests {
         }
     }
 
-    /// Runs the report over these trials, with no micro-benchmarks and no replay-store figure;
-    /// with `document`, as `--update` of a file holding it.
-    static func report(_ trials: [Trial], updating document: String? = nil) async throws -> Report {
+    /// Runs the report over these trials, with no replay-store figure; with `micro` (each
+    /// benchmark's median ns per operation), the micro-benchmarks' files as ordo-one/benchmark
+    /// writes them; with `paired`, `launch-bench-tools paired`'s JSON; with `document`, as
+    /// `--update` of a file holding it.
+    static func report(
+        _ trials: [Trial],
+        micro: [String: Double] = [:],
+        paired: String? = nil,
+        updating document: String? = nil
+    ) async throws -> Report {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(atPath: directory.path("micro"), withIntermediateDirectories: true)
+        for (name, nanoseconds) in micro {
+            try "Percentile\tTime (wall clock) (ns) *\n50\t\(nanoseconds * 64)\n"
+                .write(toFile: directory.path("micro/Current_run.LaunchBenchmarks.\(name).wallClock.histogram.percentiles.tsv"), atomically: true, encoding: .utf8)
+            try "Percentile\tMalloc (total) *\n50\t4\n"
+                .write(toFile: directory.path("micro/Current_run.LaunchBenchmarks.allocs.\(name).mallocCountTotal.histogram.percentiles.tsv"), atomically: true, encoding: .utf8)
+        }
+        var pairedArguments: [String] = []
+        if let paired {
+            try paired.write(toFile: directory.path("paired.json"), atomically: true, encoding: .utf8)
+            pairedArguments = ["--paired", directory.path("paired.json")]
+        }
         try trials.map(\.json).joined(separator: "\n").write(toFile: directory.path("load.jsonl"), atomically: true, encoding: .utf8)
         try #"{"count": 0, "malloc_bytes_per_nonce": 0, "rss_bytes_per_nonce": 0}"#
             .write(toFile: directory.path("replay.json"), atomically: true, encoding: .utf8)
@@ -64,7 +82,7 @@ struct BenchmarkReportTests {
             "report", "--micro", directory.path("micro"), "--replay", directory.path("replay.json"),
             "--load", directory.path("load.jsonl"), "--machine", directory.path("machine.json"),
             "--markdown", directory.path("table.md"),
-        ], in: directory, updating: document)
+        ] + pairedArguments, in: directory, updating: document)
     }
 
     /// Runs `scripts/load/loadtool.py` with these arguments; with `document`, as `--update` of a
@@ -90,6 +108,40 @@ struct BenchmarkReportTests {
                 Trial(label: "nginx", round: index + 1, rps: nginx[index]),
             ]
         }
+    }
+
+    /// Every micro-benchmark's median, with `verify` at these multiples of its floor (1,000 ns).
+    static func micro(verifySigned: Double, verifySealed: Double) -> [String: Double] {
+        [
+            "floor.hmac.signed": 1_000, "floor.hmac.sealed": 1_000, "verify.signed": verifySigned * 1_000,
+            "verify.sealed": verifySealed * 1_000, "mint.signed": 2_000, "mint.sealed": 3_000,
+            "jwtkit.hs256.sign": 30_000, "jwtkit.hs256.verify": 40_000,
+        ]
+    }
+
+    static func paired(signed: Double, sealed: Double) -> String {
+        func mode(_ ratio: Double) -> String {
+            "{\"pairs\": 2000, \"slice\": 200, \"ratio_median\": \(ratio), \"ratio_p10\": \(ratio - 0.1), \"ratio_p90\": \(ratio + 0.3), \"floor_ns_median\": 1000, \"verify_ns_median\": \(ratio * 1000)}"
+        }
+        return "{\"signed\": \(mode(signed)), \"sealed\": \(mode(sealed))}"
+    }
+
+    @Test("verify is judged on the paired ratio when the run has one, with the one-process medians' ratio beside it; without one, on the medians' ratio")
+    func verifyJudgedOnThePairedRatio() async throws {
+        let trials = Self.rounds(ours: [40_000, 41_000, 39_000])
+        let unpaired = try await Self.report(trials, micro: Self.micro(verifySigned: 2.6, verifySealed: 2.5))
+        #expect(unpaired.row("`verify` signed")[3] == "2.60 x floor")
+        #expect(unpaired.row("`verify` signed")[5] == "**MISSED**")
+        #expect(unpaired.row("`verify` sealed")[5] == "**met**")
+
+        let withPairs = try await Self.report(
+            trials,
+            micro: Self.micro(verifySigned: 2.6, verifySealed: 2.5),
+            paired: Self.paired(signed: 1.9, sealed: 3.2)
+        )
+        #expect(withPairs.row("`verify` signed")[3] == "1.90 x floor, paired (p10 1.80, p90 2.20; 2000 pairs); one-process medians 2.60 x")
+        #expect(withPairs.row("`verify` signed")[5] == "**met**")
+        #expect(withPairs.row("`verify` sealed")[5] == "**MISSED**")
     }
 
     @Test("the targets are judged on the medians, and each round's ratio is shown beside them")

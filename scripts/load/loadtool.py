@@ -165,6 +165,7 @@ def report(a):
                      "allocs.jwtkit.hs256.verify", "allocs.jwtkit.hs256.sign"]:
             rows, _ = percentile_file(a.micro, name, "mallocCountTotal")
             allocs[name] = rows[50]
+    paired = json.load(open(a.paired)) if a.paired and os.path.exists(a.paired) and os.path.getsize(a.paired) else None
     replay = json.load(open(a.replay))
     trials = read_trials(a.load)
     load = {label: combined(entries) for label, entries in trials.items()}
@@ -200,8 +201,18 @@ def report(a):
         w(f"| raw OpenSSL HMAC-SHA256 (the floor: reused keyed ctx), signed / sealed token's MAC input "
           f"({machine.get('mac_input_signed', '?')} / {machine.get('mac_input_sealed', '?')} B) | "
           f"{m['floor.hmac.signed']:.0f} / {m['floor.hmac.sealed']:.0f} | | 1.00 | | |")
-        w(f"| `verify` signed | {m['verify.signed']:.0f} | {allocs['allocs.verify.signed']:.0f} | {r_sig:.2f} x floor | ≤ 2.0 x | {ok(r_sig <= 2.0)} |")
-        w(f"| `verify` sealed | {m['verify.sealed']:.0f} | {allocs['allocs.verify.sealed']:.0f} | {r_sea:.2f} x floor | ≤ 3.0 x | {ok(r_sea <= 3.0)} |")
+        for mode, ratio, target in (("signed", r_sig, 2.0), ("sealed", r_sea, 3.0)):
+            # Judged on the paired ratio when there is one (floor and verify interleaved in
+            # slices, a ratio per pair: a host phase cannot land on one side only); the
+            # one-process medians, measured seconds apart, are shown beside it.
+            if paired:
+                pair = paired[mode]
+                cell = (f"{pair['ratio_median']:.2f} x floor, paired (p10 {pair['ratio_p10']:.2f}, p90 {pair['ratio_p90']:.2f}; "
+                        f"{pair['pairs']} pairs); one-process medians {ratio:.2f} x")
+                judged_ratio = pair["ratio_median"]
+            else:
+                cell, judged_ratio = f"{ratio:.2f} x floor", ratio
+            w(f"| `verify` {mode} | {m['verify.' + mode]:.0f} | {allocs['allocs.verify.' + mode]:.0f} | {cell} | ≤ {target:.1f} x | {ok(judged_ratio <= target)} |")
         w(f"| jwt-kit 5.8.0 HS256 verify | {m['jwtkit.hs256.verify']:.0f} | {allocs['allocs.jwtkit.hs256.verify']:.0f} | "
           f"{j_ver_sig:.2f} x our signed verify, {j_ver_sea:.2f} x sealed | ≥ 5 x | {ok(min(j_ver_sig, j_ver_sea) >= 5)} |")
         w(f"| `mint` signed / sealed | {m['mint.signed']:.0f} / {m['mint.sealed']:.0f} | "
@@ -460,6 +471,7 @@ def main():
     s = sub.add_parser("report")
     for opt in ("--micro", "--replay", "--load", "--machine", "--markdown"):
         s.add_argument(opt, required=True)
+    s.add_argument("--paired", help="launch-bench-tools paired's JSON: judges verify on the paired ratio")
     s.add_argument("--update")
     for name in ("gate-report", "floor-report"):
         s = sub.add_parser(name)

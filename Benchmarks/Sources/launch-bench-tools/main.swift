@@ -10,6 +10,8 @@
 //       Token and MAC-input sizes of the typical launch, as JSON, for the table.
 //   launch-bench-tools loop verify|mint|floor signed|sealed ITERATIONS
 //       One operation in a loop, for profiling under perf.
+//   launch-bench-tools paired [--pairs 2000] [--slice 200]
+//       The verify-to-floor ratio per mode, from interleaved slices (see `paired()`), as JSON.
 
 import Foundation
 import LaunchFixtures
@@ -118,13 +120,76 @@ func loop() throws {
     print(checksum)
 }
 
+/// The verify-to-floor ratio measured so that a change of the host's pace cannot land on one
+/// side only: `verify` and the raw HMAC floor run in alternating slices of SLICE operations
+/// (a fraction of a millisecond each), in the order floor-verify, then verify-floor, and so
+/// on; each pair gives one ratio, and the ratio's median over PAIRS pairs is the figure. The
+/// micro-benchmarks measure the floor and `verify` seconds apart, and on this machine kind a
+/// host phase moves either by up to 40 % within minutes, so their quotient drifts between
+/// runs by more than the target's margin.
+///   launch-bench-tools paired [--pairs 2000] [--slice 200]
+func paired() throws {
+    guard let pairs = Int(option("--pairs", "2000")), pairs > 0, let slice = Int(option("--slice", "200")), slice > 0 else {
+        fail("usage: launch-bench-tools paired [--pairs N] [--slice N]")
+    }
+    let keyring = try LaunchFixtures.keyring(), registry = try LaunchFixtures.registry()
+    guard let app = registry.app(id: LaunchFixtures.appID) else { fail("no app") }
+    let signer = try LaunchSigner(keyring: keyring, registry: registry)
+    let verifier = try LaunchVerifier(keyring: keyring, app: app)
+    let floor = try RawKeyedHMAC(key: try LaunchFixtures.macKey(secret: try LaunchFixtures.signingSecret().secret, appID: app.id))
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    var checksum = 0
+    var fields: [String] = []
+    for mode in [LaunchMode.signed, .sealed] {
+        let token = try signer.launchToken(for: app.id, user: LaunchFixtures.user, mode: mode, lifetime: 60, now: now)
+        let (input, _) = try LaunchFixtures.macInput(ofToken: token)
+        func floorSlice() -> Double {
+            let start = ContinuousClock.now
+            input.withUnsafeBufferPointer { input in
+                for _ in 0..<slice { checksum &+= floor.mac(input) ? 1 : 0 }
+            }
+            return nanoseconds(ContinuousClock.now - start) / Double(slice)
+        }
+        func verifySlice() throws -> Double {
+            let start = ContinuousClock.now
+            for _ in 0..<slice { checksum &+= Int(truncatingIfNeeded: try verifier.verify(token: token, now: now).replayID.low) }
+            return nanoseconds(ContinuousClock.now - start) / Double(slice)
+        }
+        for _ in 0..<max(20, pairs / 20) { _ = floorSlice(); _ = try verifySlice() }  // warm-up
+        var ratios: [Double] = [], floors: [Double] = [], verifies: [Double] = []
+        for pair in 0..<pairs {
+            let floorNs: Double, verifyNs: Double
+            if pair.isMultiple(of: 2) {
+                floorNs = floorSlice(); verifyNs = try verifySlice()
+            } else {
+                verifyNs = try verifySlice(); floorNs = floorSlice()
+            }
+            ratios.append(verifyNs / floorNs); floors.append(floorNs); verifies.append(verifyNs)
+        }
+        ratios.sort(); floors.sort(); verifies.sort()
+        func at(_ sorted: [Double], _ percentile: Int) -> Double { sorted[min(sorted.count - 1, sorted.count * percentile / 100)] }
+        fields.append(
+            "\"\(mode)\": {\"pairs\": \(pairs), \"slice\": \(slice), \"ratio_median\": \(at(ratios, 50)), "
+                + "\"ratio_p10\": \(at(ratios, 10)), \"ratio_p90\": \(at(ratios, 90)), "
+                + "\"floor_ns_median\": \(at(floors, 50)), \"verify_ns_median\": \(at(verifies, 50))}"
+        )
+    }
+    FileHandle.standardError.write(Data("launch-bench-tools: checksum \(checksum)\n".utf8))
+    print("{" + fields.joined(separator: ", ") + "}")
+}
+
+func nanoseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+}
+
 do {
     switch CommandLine.arguments.dropFirst().first {
+    case "paired": try paired()
     case "loop": try loop()
     case "describe": try describe()
     case "access-token": accessToken()
     case "replay-memory": try replayMemory()
-    default: fail("usage: launch-bench-tools access-token | replay-memory [--count N] | describe | loop verify|mint|floor signed|sealed ITERATIONS")
+    default: fail("usage: launch-bench-tools access-token | replay-memory [--count N] | describe | loop verify|mint|floor signed|sealed ITERATIONS | paired [--pairs N] [--slice N]")
     }
 } catch {
     fail("\(error)")
