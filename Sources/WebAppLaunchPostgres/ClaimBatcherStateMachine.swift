@@ -108,6 +108,10 @@ where Instant.Duration == Duration {
         var answered: [Bool]
         /// What went out on the lane, once sent (its attempt names the rows it may record).
         var statement: ClaimBatch? = nil
+        /// Indices of claims whose callers gave up while the statement was in flight: the
+        /// runner answered them; they win nothing, and the statement still runs to its end
+        /// (a caller going away is no sign of a failing database).
+        var withdrawn: Set<Int> = []
 
         var isSettled: Bool { !answered.contains(false) }
     }
@@ -221,7 +225,7 @@ where Instant.Duration == Duration {
                 return
             case .sending(let lane, var batch):
                 guard let index = batch.claims.firstIndex(where: { $0.number == number }) else { continue }
-                batch.answered[index] = true
+                batch.withdrawn.insert(index)
                 slots[slot] = .sending(lane, batch)
                 return
             case .idle:
@@ -287,10 +291,10 @@ where Instant.Duration == Duration {
         case .success(let recorded):
             latestOutcomeFailed = false
             // The first claim of a recorded id still waiting wins; any other is a replay. An id
-            // recorded when every claim of it had been answered (late or cancelled) was
+            // recorded when every claim of it had been answered (late) or withdrawn was
             // granted to nobody: its row is released.
             var won = Set<ReplayID>()
-            for (index, claim) in batch.claims.enumerated() where !batch.answered[index] {
+            for (index, claim) in batch.claims.enumerated() where !batch.answered[index] && !batch.withdrawn.contains(index) {
                 let wins = recorded.contains(claim.id) && won.insert(claim.id).inserted
                 actions.answers.append((claim.waiter, wins ? .granted : .replayed))
             }
@@ -470,15 +474,17 @@ where Instant.Duration == Duration {
         }
     }
 
+    /// Answers the claims past their deadline `late` (a withdrawn one was answered by the
+    /// runner: it only counts as settled).
     private func answerLate(_ batch: inout Batch, now: Instant, _ actions: inout Actions) {
         for index in batch.claims.indices where !batch.answered[index] && batch.claims[index].deadline <= now {
             batch.answered[index] = true
-            actions.answers.append((batch.claims[index].waiter, .late))
+            if !batch.withdrawn.contains(index) { actions.answers.append((batch.claims[index].waiter, .late)) }
         }
     }
 
     private func answer(_ batch: Batch, with answer: Answer, _ actions: inout Actions) {
-        for (index, claim) in batch.claims.enumerated() where !batch.answered[index] {
+        for (index, claim) in batch.claims.enumerated() where !batch.answered[index] && !batch.withdrawn.contains(index) {
             actions.answers.append((claim.waiter, answer))
         }
     }

@@ -119,14 +119,15 @@ struct BenchmarkReportTests {
         ]
     }
 
-    static func paired(signed: Double, sealed: Double) -> String {
+    /// `launch-bench-tools paired`'s lines, one per process, with these median ratios.
+    static func paired(signed: [Double], sealed: [Double]) -> String {
         func mode(_ ratio: Double) -> String {
             "{\"pairs\": 2000, \"slice\": 200, \"ratio_median\": \(ratio), \"ratio_p10\": \(ratio - 0.1), \"ratio_p90\": \(ratio + 0.3), \"floor_ns_median\": 1000, \"verify_ns_median\": \(ratio * 1000)}"
         }
-        return "{\"signed\": \(mode(signed)), \"sealed\": \(mode(sealed))}"
+        return zip(signed, sealed).map { "{\"signed\": \(mode($0)), \"sealed\": \(mode($1))}" }.joined(separator: "\n")
     }
 
-    @Test("verify is judged on the paired ratio when the run has one, with the one-process medians' ratio beside it; without one, on the medians' ratio")
+    @Test("verify is judged on the median of the processes' paired ratios when the run has them, with their spread and the one-process medians' ratio beside it; without them, on the medians' ratio")
     func verifyJudgedOnThePairedRatio() async throws {
         let trials = Self.rounds(ours: [40_000, 41_000, 39_000])
         let unpaired = try await Self.report(trials, micro: Self.micro(verifySigned: 2.6, verifySealed: 2.5))
@@ -137,9 +138,9 @@ struct BenchmarkReportTests {
         let withPairs = try await Self.report(
             trials,
             micro: Self.micro(verifySigned: 2.6, verifySealed: 2.5),
-            paired: Self.paired(signed: 1.9, sealed: 3.2)
+            paired: Self.paired(signed: [2.3, 1.9, 1.8], sealed: [2.9, 3.2, 3.4])
         )
-        #expect(withPairs.row("`verify` signed")[3] == "1.90 x floor, paired (p10 1.80, p90 2.20; 2000 pairs); one-process medians 2.60 x")
+        #expect(withPairs.row("`verify` signed")[3] == "1.90 x floor, paired: median of 3 processes (1.80 to 2.30), 2000 pairs each; one-process medians 2.60 x")
         #expect(withPairs.row("`verify` signed")[5] == "**met**")
         #expect(withPairs.row("`verify` sealed")[5] == "**MISSED**")
     }

@@ -305,7 +305,7 @@ struct ClaimBatcherStateMachineTests {
         }
     }
 
-    @Test("over random sequences of events (statements that fail or are abandoned sometimes committed all the same): never more slots than allowed, no statement on a lane twice at once, every claim answered exactly once, only a recorded id granted and each id granted at most once, a granted row never released, every row granted to nobody named by a pending release, and a close always ends in stopped", arguments: 0..<40)
+    @Test("over random sequences of events (callers that give up; statements that fail or are abandoned sometimes committed all the same): never more slots than allowed, no statement on a lane twice at once, every claim answered exactly once, only a recorded id granted and each id granted at most once, a granted row never released, every row granted to nobody named by a pending release, and a close always ends in stopped", arguments: 0..<40)
     func randomSequencesKeepTheInvariants(seed: UInt64) {
         var random = SplitMix(state: seed)
         let maximumInFlight = Int.random(in: 1...3, using: &random)
@@ -381,6 +381,12 @@ struct ClaimBatcherStateMachineTests {
                     }
                     apply(actions)
                 }
+            case 9 where Int.random(in: 0..<3, using: &random) == 0:
+                // A caller gives up: the runner answers it, and tells the machine.
+                let waiting = (1..<nextWaiter).filter { answered[$0] == nil }
+                guard let waiter = waiting.randomElement(using: &random) else { break }
+                answered[waiter, default: 0] += 1
+                machine.cancel(claim: UInt64(waiter))
             case 8 where !ghosts.isEmpty:
                 // A paused database resumes a statement the store gave up on, and commits it.
                 _ = commit(ghosts.remove(at: Int.random(in: 0..<ghosts.count, using: &random)).statement)

@@ -76,6 +76,8 @@ struct ClaimReleaseTests {
         let send = machine.laneOpened(slot: 0, lane: "A", now: Fixtures.at(0)).sends[0]
         machine.cancel(claim: 1)  // the runner answered it
         machine.cancel(claim: 3)
+        #expect(machine.tick(now: Fixtures.at(100)).isEmpty, "a statement whose callers gave up was abandoned before its deadline")
+        #expect(machine.isReady, "a caller giving up made the store not ready")
         let answered = machine.statementFinished(slot: 0, batch: send.batch, result: .success([Fixtures.id(1), Fixtures.id(3)]), now: Fixtures.at(5))
         #expect(Fixtures.answers(answered) == ["2 granted"], "a cancelled claim answered twice, or its id refused to the claim still waiting")
         #expect(machine.pendingReleases(at: Fixtures.at(5)) == [ClaimRelease(id: Fixtures.id(3), attempt: send.statement.attempt)])
