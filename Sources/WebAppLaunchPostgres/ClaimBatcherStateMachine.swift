@@ -180,7 +180,11 @@ where Instant.Duration == Duration {
     var isReady: Bool { !closed && !latestOutcomeFailed }
     /// The releases the next statement would carry if sent at `now`, in id order.
     func pendingReleases(at now: Instant) -> [ClaimRelease] {
-        releases.filter { $0.value > now }.keys.sorted { ($0.id.high, $0.id.low, $0.attempt) < ($1.id.high, $1.id.low, $1.attempt) }
+        Self.inIDOrder(releases.filter { $0.value > now }.keys)
+    }
+
+    private static func inIDOrder(_ releases: some Sequence<ClaimRelease>) -> [ClaimRelease] {
+        releases.sorted { ($0.id.high, $0.id.low, $0.attempt) < ($1.id.high, $1.id.low, $1.attempt) }
     }
 
     // MARK: Events
@@ -272,7 +276,11 @@ where Instant.Duration == Duration {
     /// and the batch opens another.
     mutating func laneClosed(slot: SlotID, batch number: UInt64) -> Actions {
         var actions = Actions()
-        guard case .sending(let lane, let batch) = slots[slot], batch.number == number else { return actions }
+        guard case .sending(let lane, var batch) = slots[slot], batch.number == number else { return actions }
+        // The statement never ran: a claim withdrawn meanwhile is never sent, as one
+        // cancelled while its lane opens.
+        for index in batch.withdrawn { batch.answered[index] = true }
+        batch.withdrawn = []
         actions.abandonedLanes.append(lane)
         slots[slot] = nil
         let replacement = nextSlot
@@ -441,12 +449,12 @@ where Instant.Duration == Duration {
             deadline = min(deadline ?? claim.deadline, claim.deadline)
         }
         let ids = retention.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
-        releases = releases.filter { $0.value > now }
+        releases = releases.filter { $0.value > now }  // past their watch: dropped for good
         let statement = ClaimBatch(
             ids: ids,
             expiresAt: ids.map { retention[$0]! },
             attempt: attemptSeed &+ Int64(truncatingIfNeeded: batch.number),
-            releases: pendingReleases(at: now)
+            releases: Self.inIDOrder(releases.keys)
         )
         batch.statement = statement
         slots[slot] = .sending(lane, batch)

@@ -83,6 +83,21 @@ struct ClaimReleaseTests {
         #expect(machine.pendingReleases(at: Fixtures.at(5)) == [ClaimRelease(id: Fixtures.id(3), attempt: send.statement.attempt)])
     }
 
+    @Test("a claim withdrawn while its statement was handed to a lane that turned out closed is not sent again: the replacement carries only the claims still waiting")
+    func withdrawnClaimIsNotResent() {
+        var machine = Self.machine(queued: [Fixtures.claim(1), Fixtures.claim(2)])
+        let first = machine.laneOpened(slot: 0, lane: "A", now: Fixtures.at(0)).sends[0]
+        _ = machine.statementFinished(slot: 0, batch: first.batch, result: .success([Fixtures.id(1), Fixtures.id(2)]), now: Fixtures.at(1))
+        let third = machine.claim(Fixtures.claim(3, at: 2), now: Fixtures.at(2)).sends
+        #expect(third.map(\.statement.ids) == [[Fixtures.id(3)]], "control: the idle slot did not take claim 3")
+        #expect(machine.claim(Fixtures.claim(4, at: 2), now: Fixtures.at(2)).sends.isEmpty, "control: claim 4 did not wait behind it")
+        machine.cancel(claim: 3)
+        let left = machine.laneClosed(slot: 0, batch: first.batch + 1)
+        #expect(left.opens == [1])
+        let resent = machine.laneOpened(slot: 1, lane: "B", now: Fixtures.at(3)).sends
+        #expect(resent.map(\.statement.ids) == [[Fixtures.id(4)]], "a withdrawn claim went out again")
+    }
+
     @Test("a failed statement's ids are released (the connection may have broken after the commit); a lane found closed before its statement keeps the releases pending for the replacement")
     func failedStatementIsReleased() {
         var machine = Self.machine()
