@@ -55,6 +55,12 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var idle: IdleTimeoutOption
 
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Exchange launches on the connection's event loop when the replay store claims without waiting (the memory store); --no-event-loop-launches sends them through Hummingbird's request path. The same exchange either way."
+        )
+        var eventLoopLaunches = true
+
         @OptionGroup var logging: LogLevelOption
 
         func validate() throws {
@@ -89,6 +95,7 @@ extension WebAppLaunchCommand {
             configuration.replayAllowsAsynchronousCommit = replay.replayAllowAsyncCommit
             configuration.metrics = MetricsListener(metricsAddress)
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
+            configuration.answersLaunchesOnEventLoop = eventLoopLaunches
             if keyring.isDevelopment {
                 configuration.demoUsers = try DevelopmentDefaults.demoUsers()
             }

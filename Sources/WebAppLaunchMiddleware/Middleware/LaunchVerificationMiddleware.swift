@@ -30,11 +30,11 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
 
     let verifier: LaunchVerifier
     let replayStore: any ReplayStore
-    let cookies: SessionCookieCodec
+    /// The store again when it claims without waiting, cast once here rather than per launch.
+    let synchronousStore: (any SynchronousReplayStore)?
+    /// The exchange's decisions, shared with ``LaunchFastPath``.
+    public let exchange: LaunchExchange
     let unauthenticated: UnauthenticatedPolicy
-    let sessionLifetime: UInt64
-    let clock: @Sendable () -> Date
-    let metrics: LaunchMetrics?
     /// The verifier's audiences, whose paths take launches (``LaunchRequestKind``).
     let audiences: [RegisteredURL]
 
@@ -68,11 +68,15 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         try DevelopmentKeyPolicy.check(verifier.keyring, bindHost: nil, publicURLs: verifier.audiences)
         self.verifier = verifier
         self.replayStore = replayStore
-        self.cookies = SessionCookieCodec(sealer: sealer, audiences: verifier.audiences)
+        self.synchronousStore = replayStore as? any SynchronousReplayStore
+        self.exchange = LaunchExchange(
+            verifier: verifier,
+            cookies: SessionCookieCodec(sealer: sealer, audiences: verifier.audiences),
+            sessionLifetime: sessionLifetime,
+            clock: clock,
+            metrics: metrics
+        )
         self.unauthenticated = unauthenticated
-        self.sessionLifetime = sessionLifetime
-        self.clock = clock
-        self.metrics = metrics
         self.audiences = verifier.audiences
     }
 
@@ -84,7 +88,10 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         switch kind(of: request) {
         case .misplacedLaunch:
             // Refused, not claimed: the launch stays usable where a browser sends it.
-            return try reject(code: Self.misplacedLaunchCode, reason: .invalid, status: .badRequest, request: request, context: context, launch: nil)
+            return exchange.reject(
+                code: Self.misplacedLaunchCode, reason: .invalid, status: .badRequest, accept: request.headers[.accept],
+                launch: nil, logger: context.logger
+            ).response
         case .formPost:
             // The body stays on the request (read or not), so the handler can still read its
             // form; a body too large to be a launch form is passed on unread, not refused.
@@ -100,92 +107,41 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         if carriesLaunch {
             return try await exchange(query: query, form: form, request: request, context: context)
         }
-        if let session = cookies.session(of: request, now: UnixSeconds.of(clock())) {
+        if let session = exchange.cookies.session(of: request, now: exchange.nowSeconds) {
             var context = context
             context.launchSession = session
             return try await next(request, context)
         }
         context.logger.info("launch.rejected", metadata: ["app": "\(verifier.appID)", "code": "no_session"])
-        metrics?.rejected(app: verifier.appID, code: "no_session")
+        exchange.metrics?.rejected(app: verifier.appID, code: "no_session")
         if let redirect = unauthenticated.redirect(for: request) { return redirect }
         return try RejectionResponse(.noSession, status: .unauthorized).response(from: request, context: context)
     }
 
+    /// The exchange on Hummingbird's request path: ``LaunchExchange``'s decisions around an
+    /// awaited claim in any store.
     private func exchange(query: Substring?, form: Substring?, request: Request, context: Context) async throws -> Response {
-        let started = ContinuousClock.now
-        let launch: VerifiedLaunch
-        do {
-            launch = try verifier.verify(query: query, form: form, now: clock())
-        } catch {
-            return try reject(error, request: request, context: context)
-        }
-        let audience = launch.audience
-        if let existing = cookies.session(of: request, now: UnixSeconds.of(clock())), existing.kvnumber != launch.claims.kvnr.value, Self.isCrossSite(request, audience: audience) {
-            // Login CSRF: another site must not swap the user's live session for someone else's.
-            return try reject(code: SessionConflict.code, reason: .invalid, request: request, context: context, launch: launch)
+        let pending: LaunchExchange.PendingClaim
+        switch exchange.begin(query: query, form: form, headers: request.headers, logger: context.logger) {
+        case .answered(let answer): return answer.response
+        case .claim(let claim): pending = claim
         }
         let claimed: Bool
         do {
-            claimed = try await replayStore.claim(
-                launch.replayID,
-                until: launch.replayDeadline,
-                now: UnixSeconds.of(clock())
-            )
+            claimed = try await replayStore.claim(pending.launch.replayID, until: pending.launch.replayDeadline, now: exchange.nowSeconds)
         } catch {
-            context.logger.error("launch.replay_store_unavailable", metadata: [
-                "app": "\(verifier.appID)", "code": "\(LaunchError.Code.replayStoreUnavailable)",
-                "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
-                "store_error": "\((error as? ReplayStoreError)?.code.rawValue ?? String(describing: type(of: error)))",
-            ])
-            metrics?.rejected(app: verifier.appID, code: LaunchError.Code.replayStoreUnavailable.rawValue)
-            return try RejectionResponse(.invalid, status: .serviceUnavailable).response(from: request, context: context)
+            return exchange.storeFailed(pending, error: error, logger: context.logger).response
         }
-        guard claimed else {
-            return try reject(LaunchError(.alreadyUsed, "the launch was used before"), request: request, context: context, launch: launch)
-        }
-        // A claim can wait on its store; the launch must still be valid when it is granted.
-        let nowSeconds = UnixSeconds.of(clock())
-        guard launch.isAccepted(at: nowSeconds) else {
-            return try reject(LaunchError(.expired, "the token expired while its claim waited"), request: request, context: context, launch: launch)
-        }
-        let (expiresAt, expiryOverflow) = nowSeconds.addingReportingOverflow(sessionLifetime)
-        let setCookie = try cookies.setCookie(for: launch, expiresAt: expiryOverflow ? .max : expiresAt, maxAge: sessionLifetime)
-        context.logger.info("launch.accepted", metadata: [
-            "app": "\(verifier.appID)", "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
-            "mode": "\(launch.header.mode)",
-        ])
-        metrics?.accepted(app: verifier.appID, duration: ContinuousClock.now - started)
-        var response = Response(status: .seeOther)
-        response.headers[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
-        response.headers.append(setCookie)
-        return response
+        return try exchange.finish(pending, claimed: claimed, logger: context.logger).response
     }
 
-    private func reject(_ error: LaunchError, request: Request, context: Context, launch: VerifiedLaunch? = nil) throws -> Response {
-        // A misconfigured audience is the most common setup error: its reason names the
-        // expected and the presented registered URL (public, never personal data).
-        let detail = error.code == .wrongAudience ? error.reason : nil
-        return try reject(code: error.code.rawValue, reason: error.publicReason, request: request, context: context, launch: launch, detail: detail)
-    }
-
-    private func reject(
-        code: String,
-        reason: LaunchError.PublicReason,
-        status: HTTPResponse.Status = .unauthorized,
-        request: Request,
-        context: Context,
-        launch: VerifiedLaunch?,
-        detail: String? = nil
-    ) throws -> Response {
-        var metadata: Logger.Metadata = ["app": "\(verifier.appID)", "code": "\(code)"]
-        if let detail { metadata["detail"] = "\(detail)" }
-        if let launch {
-            metadata["kid"] = "\(launch.header.kid)"
-            metadata["launch"] = "\(launch.replayID.hex)"
-        }
-        context.logger.notice("launch.rejected", metadata: metadata)
-        metrics?.rejected(app: verifier.appID, code: code)
-        return try RejectionResponse(reason, status: status).response(from: request, context: context)
+    /// This app's route on the event-loop launch path (``LaunchFastPath``), when its store
+    /// claims without waiting; `nil` keeps its launches on Hummingbird's path.
+    /// - Parameter path: The app path the route answers (one of the audiences' paths).
+    /// - Returns: The route, or `nil`.
+    public func fastPathRoute(path: String) -> LaunchFastPath.Route? {
+        guard let store = synchronousStore, audiences.contains(where: { $0.path == path }) else { return nil }
+        return LaunchFastPath.Route(exchange: exchange, store: store, path: path)
     }
 
     /// The log and metrics code of a launch sent where launches are not taken
@@ -200,11 +156,5 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
             method: request.method, path: Substring(request.uri.path), query: request.uri.query.map { $0[...] },
             contentType: request.headers[.contentType], appPaths: audiences.map(\.path)
         )
-    }
-
-    /// Whether the request may have come from anywhere but the app's own origin
-    /// (``RequestSite``): the login-CSRF rule of ``SessionConflict``.
-    static func isCrossSite(_ request: Request, audience: RegisteredURL) -> Bool {
-        RequestSite.of(request.headers, expectedOrigin: audience.origin) != .own
     }
 }

@@ -17,7 +17,7 @@ import WebAppLaunch
 ///
 /// The number of ids held is reported as the gauge `webapp_launch_replay_store_size` whenever
 /// a shard sweeps, so a metrics scrape costs the store nothing.
-public final class InMemoryReplayStore: ReplayStore {
+public final class InMemoryReplayStore: SynchronousReplayStore {
     /// The default bound: one million live launches (about 50 MB).
     public static let defaultCapacity = 1_000_000
     private static let shardCount = 16
@@ -58,6 +58,10 @@ public final class InMemoryReplayStore: ReplayStore {
         sweep(now: now)
         if let claimed = attemptClaim(id, until: deadline, now: now) { return claimed }
         throw ReplayStoreError(.full, "the in-memory replay store holds its maximum of live launches")
+    }
+
+    public func claimSynchronously(_ id: ReplayID, until deadline: UInt64, now: UInt64) throws -> Bool {
+        try claim(id, until: deadline, now: now)
     }
 
     /// Claims in the id's shard; `nil` when the store has no room.

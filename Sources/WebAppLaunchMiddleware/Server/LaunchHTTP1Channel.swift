@@ -20,14 +20,22 @@ public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     public let responder: HTTPChannelHandler.Responder
     /// Hummingbird's HTTP/1 options, read as `HTTP1Channel` reads them.
     public let configuration: HTTP1Channel.Configuration
+    /// Launches answered on the event loop (``LaunchFastPath``), or `nil` for none.
+    public let launchFastPath: LaunchFastPath?
 
     /// Creates the channel.
     /// - Parameters:
     ///   - responder: Called with each request.
     ///   - configuration: Hummingbird's HTTP/1 options; give it an idle timeout.
-    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration) {
+    ///   - launchFastPath: Launches answered on the event loop, or `nil` for none.
+    public init(
+        responder: @escaping HTTPChannelHandler.Responder,
+        configuration: HTTP1Channel.Configuration,
+        launchFastPath: LaunchFastPath? = nil
+    ) {
         self.responder = responder
         self.configuration = configuration
+        self.launchFastPath = launchFastPath
     }
 
     /// Builds a connection's pipeline.
@@ -48,6 +56,9 @@ public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try pipeline.addHandler(OriginFormRequestCodec(secure: false))
             try pipeline.addHandlers(configuration.additionalChannelHandlers())
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: configuration.idleTimeout.map { .init($0) }, logger: logger))
+            if let launchFastPath {  // after the state handler: its launches count for idle and shutdown
+                try pipeline.addHandler(LaunchFastPathHandler(launchFastPath))
+            }
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }
@@ -64,11 +75,16 @@ extension HTTPServerBuilder {
     /// The idle timeout has no default: a listener without one keeps every silent
     /// connection open for ever, and a client could hold all of them (the launcher once
     /// listened that way while `serve` and the gate closed theirs).
-    /// - Parameter idleTimeout: How long a connection may stay silent (no request, or a
-    ///   request's bytes stopped coming) before it is closed.
+    /// - Parameters:
+    ///   - idleTimeout: How long a connection may stay silent (no request, or a request's
+    ///     bytes stopped coming) before it is closed.
+    ///   - launchFastPath: Launches answered on the event loop (``LaunchFastPath``), or
+    ///     `nil` (the default) to send every request through Hummingbird.
     /// - Returns: The builder to pass as an `Application`'s `server`.
-    public static func webAppLaunchHTTP1(idleTimeout: Duration) -> HTTPServerBuilder {
+    public static func webAppLaunchHTTP1(idleTimeout: Duration, launchFastPath: LaunchFastPath? = nil) -> HTTPServerBuilder {
         let configuration = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
-        return HTTPServerBuilder { responder in LaunchHTTP1Channel(responder: responder, configuration: configuration) }
+        return HTTPServerBuilder { responder in
+            LaunchHTTP1Channel(responder: responder, configuration: configuration, launchFastPath: launchFastPath)
+        }
     }
 }

@@ -68,8 +68,17 @@ struct SessionCookieCodec: Sendable {
     ///   - now: The current time (Unix seconds).
     /// - Returns: The session, or `nil`.
     func session(of request: Request, now: UInt64) -> LaunchSession? {
+        session(in: request.headers, now: now)
+    }
+
+    /// The live session a request's fields carry for this app, if one opens.
+    /// - Parameters:
+    ///   - headers: The request's fields.
+    ///   - now: The current time (Unix seconds).
+    /// - Returns: The session, or `nil`.
+    func session(in headers: HTTPFields, now: UInt64) -> LaunchSession? {
         // Byte for byte, no parse of every cookie into `Cookie`s (``CookiePairs``).
-        let cookies = request.headers.lazy.filter { $0.name == .cookie }.map(\.value)
+        let cookies = headers.lazy.filter { $0.name == .cookie }.map(\.value)
         for name in names {
             if let value = CookiePairs.firstValue(named: name, in: cookies), let session = open(value, now: now) {
                 return session

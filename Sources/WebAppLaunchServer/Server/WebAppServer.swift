@@ -140,10 +140,7 @@ public struct WebAppServer: Sendable {
         if let console {  // outermost: the console pages' form-action also names the registered apps' origins
             router.add(middleware: ConsoleContentSecurityPolicyMiddleware<WebAppRequestContext>(registry: console.registry))
         }
-        router.add(middleware: SecurityHeadersMiddleware(
-            contentSecurityPolicy: PageAssets.contentSecurityPolicy,
-            strictTransportSecurity: configuration.servesHTTPS
-        ))
+        router.add(middleware: securityHeaders)
         router.get("/healthz") { _, _ in "ok\n" }
         router.add(middleware: ReadinessEndpoint(store: replayStore, readiness: readiness))
         if let launcher {
@@ -167,6 +164,27 @@ public struct WebAppServer: Sendable {
             group.post(use: page)
         }
         return router
+    }
+
+    /// The security headers of every response of the public listener, on both paths a
+    /// launch can take.
+    private var securityHeaders: SecurityHeadersMiddleware<WebAppRequestContext> {
+        SecurityHeadersMiddleware(contentSecurityPolicy: PageAssets.contentSecurityPolicy, strictTransportSecurity: configuration.servesHTTPS)
+    }
+
+    /// The launches the public listener answers on the event loop (``LaunchFastPath``):
+    /// each served app's path, with the middleware of the configuration in use when the
+    /// request arrives, when the store claims without waiting; `nil` when switched off
+    /// (``WebAppServerConfiguration/answersLaunchesOnEventLoop``).
+    func makeLaunchFastPath() -> LaunchFastPath? {
+        guard configuration.answersLaunchesOnEventLoop, replayStore is any SynchronousReplayStore else { return nil }
+        let verification = verification
+        return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
+            for endpoint in verification.current.endpoints where endpoint.served.publicURL.path == path {
+                return endpoint.middleware.fastPathRoute(path: endpoint.served.publicURL.path)
+            }
+            return nil
+        }
     }
 
     /// Builds the metrics router: `GET /metrics` in Prometheus text, for the metrics listener only.
@@ -217,7 +235,7 @@ public struct WebAppServer: Sendable {
         }
         return Application(
             router: makeRouter(),
-            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
+            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout, launchFastPath: makeLaunchFastPath()),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: services,
             onServerRunning: onRunning,

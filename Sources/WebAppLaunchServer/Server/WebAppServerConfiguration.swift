@@ -39,6 +39,11 @@ public struct WebAppServerConfiguration: Sendable {
     public var metrics: MetricsListener?
     /// The deep link the sample page's button posts (``DevelopmentDefaults/articleDeepLink``).
     public var articleDeepLink: String
+    /// Whether launches are exchanged on the connection's event loop when the replay store
+    /// claims without waiting (``LaunchFastPath``: the in-memory store); default `true`.
+    /// The same exchange either way; `false` sends every launch through Hummingbird's
+    /// request path (to compare the two, or to rule the fast path out).
+    public var answersLaunchesOnEventLoop = true
 
     /// Creates a configuration with the defaults.
     /// - Parameters:

@@ -1,0 +1,87 @@
+import HTTPTypes
+import Logging
+
+/// Launches exchanged on the connection's event loop, without a Swift task per request.
+///
+/// On Hummingbird's path a launch costs a task switch to the cooperative pool and back, the
+/// request and response types, the router and every middleware: most of its CPU when the
+/// exchange itself is a few microseconds. When the app's replay store claims at once
+/// (``SynchronousReplayStore``: the in-memory store), ``LaunchFastPathHandler`` answers a
+/// launch (a GET to an app's own path whose query carries `launch`) in the channel
+/// pipeline. Everything else, and every launch whose store waits, goes on to Hummingbird as
+/// before.
+///
+/// It is the same exchange, not a second one: ``LaunchExchange`` decides and logs for both
+/// runners, ``LaunchRequestKind`` says what a launch is for both, and the response carries
+/// the same security header fields the listener's ``SecurityHeadersMiddleware`` adds, plus
+/// `Date`. A test holds every answer of both paths side by side.
+public struct LaunchFastPath: Sendable {
+    /// Where a launch to one app path is exchanged.
+    public struct Route: Sendable {
+        /// The app's exchange.
+        public let exchange: LaunchExchange
+        /// The app's store, which claims without waiting.
+        public let store: any SynchronousReplayStore
+        /// The app path the route answers (the audience's path, byte for byte).
+        public let path: String
+
+        /// - Parameters:
+        ///   - exchange: The app's exchange.
+        ///   - store: Its store.
+        ///   - path: The path it answers.
+        public init(exchange: LaunchExchange, store: any SynchronousReplayStore, path: String) {
+            self.exchange = exchange
+            self.store = store
+            self.path = path
+        }
+    }
+
+    /// The route of an exact request path, looked up per request (so a reload's keys apply
+    /// from the next request on), or `nil` to pass the request on.
+    let route: @Sendable (Substring) -> Route?
+    /// The fields every response of the listener carries (``SecurityHeadersMiddleware/headers``).
+    let responseFields: HTTPFields
+    /// Where exchanges are logged.
+    let logger: Logger
+
+    /// Creates the fast path of a listener.
+    /// - Parameters:
+    ///   - securityHeaders: The listener's security headers middleware: its fields go on
+    ///     every answer here too.
+    ///   - logger: Where exchanges are logged.
+    ///   - route: The route of an exact request path, or `nil` for a path Hummingbird must
+    ///     answer (not an app's, or an app whose store waits).
+    public init<Context>(
+        securityHeaders: SecurityHeadersMiddleware<Context>,
+        logger: Logger,
+        route: @escaping @Sendable (Substring) -> Route?
+    ) {
+        self.responseFields = securityHeaders.headers
+        self.logger = logger
+        self.route = route
+    }
+
+    /// The route that answers a request, when it is a launch this path may exchange: a GET
+    /// with no body and no `Connection` option but keep-alive, to an app path, whose query
+    /// carries `launch`
+    /// (``LaunchRequestKind/queryLaunch``).
+    /// - Parameter request: The request head.
+    /// - Returns: The route and the raw query, or `nil` to pass the request on.
+    func route(for request: HTTPRequest) -> (route: Route, query: Substring)? {
+        guard request.method == .get, let target = request.path else { return nil }
+        let fields = request.headerFields
+        // A body, or a connection option other than keep-alive (`close`, an upgrade), is
+        // Hummingbird's to handle.
+        if let length = fields[.contentLength], length != "0" { return nil }
+        guard fields[.transferEncoding] == nil else { return nil }
+        if let connection = fields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let path = Substring(bytes[..<mark])
+        let query = Substring(bytes[bytes.index(after: mark)...])
+        guard let route = route(path),
+            LaunchRequestKind(method: request.method, path: path, query: query, contentType: fields[.contentType], appPaths: [route.path]) == .queryLaunch
+        else { return nil }
+        return (route, query)
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import WebAppLaunch
+@testable import WebAppLaunchMiddleware
+import WebAppLaunchServer
+import WebAppLaunchTestSupport
+import WebAppRegistry
+
+/// The event-loop launch path (`LaunchFastPath`) is the same exchange as Hummingbird's
+/// path: every outcome answered alike, nothing answered out of order, and only where the
+/// store claims without waiting.
+@Suite("Launches answered on the event loop are answered as Hummingbird's path answers them")
+struct LaunchFastPathTests {
+    /// A request of the comparison: its target and the fields it carries.
+    struct Case: Sendable {
+        let name: String
+        let target: String
+        var headers = HTTPFields()
+    }
+
+    static let expiredIssue = Fixtures.now.addingTimeInterval(-3600)
+
+    /// Every outcome of a query launch; each case runs on a fresh pair of servers, in order.
+    static let cases: [Case] = [
+        Case(name: "sealed launch", target: Fixtures.launchTarget(for: Fixtures.magazin)),
+        Case(name: "signed launch", target: Fixtures.launchTarget(for: Fixtures.magazin, mode: .signed)),
+        Case(name: "launch with the registered query", target: Fixtures.launchTarget(for: Fixtures.bonus)),
+        Case(
+            name: "bad MAC",
+            target: "/apps/healthmagazin?launch=" + Fixtures.flippingBit(of: Fixtures.token(for: Fixtures.magazin), atByte: -1)
+        ),
+        Case(name: "another app's launch", target: "/apps/healthmagazin?launch=" + Fixtures.token(for: Fixtures.bonus)),
+        Case(name: "expired", target: Fixtures.launchTarget(for: Fixtures.magazin, issuedAt: expiredIssue)),
+        Case(name: "not base64", target: "/apps/healthmagazin?launch=%%%"),
+        Case(name: "empty launch", target: "/apps/healthmagazin?launch="),
+        Case(name: "JSON rejection", target: Fixtures.launchTarget(for: Fixtures.magazin, issuedAt: expiredIssue), headers: [.accept: "application/json"]),
+    ]
+
+    /// A response with what may differ between two servers taken out: `Date`, and the sealed
+    /// value of a session cookie (AES-GCM under a random nonce).
+    static func comparable(_ response: TestResponse) -> [String] {
+        var lines = ["\(response.status.code)"]
+        for field in response.headers where field.name != .date {
+            if field.name == .setCookie, let cookie = SetCookie(field.value) {
+                lines.append("set-cookie: \(cookie.name)=<sealed>" + field.value.drop { $0 != ";" })
+            } else {
+                lines.append("\(field.name.canonicalName): \(field.value)")
+            }
+        }
+        return lines + [response.text]
+    }
+
+    /// Whether a captured exchange line came from Hummingbird's request path (which tags
+    /// each request's logger) rather than the event loop's.
+    static func servedByHummingbird(_ line: CapturedLog) -> Bool {
+        line.metadata["hb.request.id"] != nil
+    }
+
+    static func server(eventLoop: Bool, logs: LogCapture = LogCapture()) throws -> TestServer {
+        var configuration = Fixtures.configuration()
+        configuration.answersLaunchesOnEventLoop = eventLoop
+        return try TestServer(configuration: configuration, logs: logs)
+    }
+
+    static func exchangeLines(_ logs: LogCapture) -> [CapturedLog] {
+        logs.all.filter { $0.message.hasPrefix("launch.") }
+    }
+
+    @Test("every outcome of a query launch, sent twice, is answered byte for byte alike (but Date and the sealed cookie) on both paths, and the event loop answered it")
+    func sameAnswers() async throws {
+        for item in Self.cases {
+            let fastLogs = LogCapture()
+            let slowLogs = LogCapture()
+            let fast = try Self.server(eventLoop: true, logs: fastLogs)
+            let slow = try Self.server(eventLoop: false, logs: slowLogs)
+            let answers = try await fast.test(.live) { fastClient in
+                try await slow.test(.live) { slowClient in
+                    var answers: [([String], [String])] = []
+                    for _ in 0..<2 {  // the second is a replay where the first was accepted
+                        let onFast = try await fastClient.execute(uri: item.target, method: .get, headers: item.headers)
+                        let onSlow = try await slowClient.execute(uri: item.target, method: .get, headers: item.headers)
+                        answers.append((Self.comparable(onFast), Self.comparable(onSlow)))
+                    }
+                    return answers
+                }
+            }
+            for (onFast, onSlow) in answers {
+                #expect(onFast == onSlow, "\(item.name)")
+            }
+            let fastLines = Self.exchangeLines(fastLogs)
+            let slowLines = Self.exchangeLines(slowLogs)
+            #expect(fastLines.count == 2 && slowLines.count == 2, "\(item.name): one exchange line per request")
+            #expect(fastLines.map(\.message) == slowLines.map(\.message), "\(item.name)")
+            #expect(fastLines.map { $0.metadata["code"] } == slowLines.map { $0.metadata["code"] }, "\(item.name)")
+            #expect(fastLines.allSatisfy { !Self.servedByHummingbird($0) }, "\(item.name): answered on the event loop")
+            #expect(slowLines.allSatisfy(Self.servedByHummingbird), "\(item.name): answered by Hummingbird when switched off")
+        }
+    }
+
+    @Test("a cross-site launch for another user beside a live session is refused on the event loop as on Hummingbird's path, and the session stays")
+    func loginCSRFOnBothPaths() async throws {
+        let attacker = LaunchUser(accessToken: "attacker-token", firstName: "Mallory", lastName: "Angreifer", kvnumber: "B551029382")
+        for eventLoop in [true, false] {
+            let logs = LogCapture()
+            let server = try Self.server(eventLoop: eventLoop, logs: logs)
+            try await server.test(.live) { client in
+                let cookie = try await client.sessionCookie(for: Fixtures.token(for: Fixtures.magazin), at: Fixtures.magazin)
+                var headers = requestHeaders(cookie: cookie, json: true)
+                headers[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
+                let foreign = try await client.execute(
+                    uri: Fixtures.launchTarget(for: Fixtures.magazin, user: attacker), method: .get, headers: headers
+                )
+                #expect(foreign.status == .unauthorized)
+                #expect(foreign.jsonObject?["error"] == "invalid")
+                #expect(foreign.sessionCookie == nil, "the live session is not replaced")
+            }
+            let refusal = try #require(logs.lines("launch.rejected", where: "code", is: "session_conflict").first)
+            #expect(Self.servedByHummingbird(refusal) == !eventLoop)
+        }
+    }
+
+    @Test("pipelined requests are answered in order: a launch on an idle turn on the event loop, a launch behind a request Hummingbird owes after it, and `Connection: close` still closes")
+    func pipelinedOrder() async throws {
+        let logs = LogCapture()
+        let server = try Self.server(eventLoop: true, logs: logs)
+        let first = Fixtures.launchTarget(for: Fixtures.magazin)
+        let second = Fixtures.launchTarget(for: Fixtures.bonus)
+        let (raw, elapsed) = try await server.test(.live) { client in
+            let port = try #require(client.port)
+            return try await offload { () throws -> (String, Duration) in
+                let socket = try LoopbackSocket(port: port)
+                defer { socket.close() }
+                // One write: a launch (the connection owes nothing: the event loop answers
+                // it), /healthz (Hummingbird), a launch behind it (answering it at once would
+                // overtake /healthz's answer), then /healthz with `Connection: close`.
+                try socket.send(
+                    "GET \(first) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        + "GET \(second) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                )
+                let started = ContinuousClock.now
+                let raw = try socket.readAll(limit: .seconds(5))
+                return (raw, ContinuousClock.now - started)
+            }
+        }
+        #expect(elapsed < .seconds(4), "the server closed the connection after `Connection: close`")
+        let statuses = raw.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.output.1) }
+        #expect(statuses == ["303", "200", "303", "200"], "\(statuses)")
+        let locations = raw.matches(of: /\r\nLocation: ([^\r]*)\r\n/).map { String($0.output.1) }
+        #expect(locations == [Fixtures.cleanTarget(of: Fixtures.magazin), Fixtures.cleanTarget(of: Fixtures.bonus)])
+        #expect(raw.hasSuffix("\r\n\r\nok\n"), "the last answer is whole")
+        let onIdleTurn = try #require(logs.lines("launch.accepted", where: "app", is: Fixtures.magazin.id).first)
+        #expect(!Self.servedByHummingbird(onIdleTurn), "the first launch was answered on the event loop")
+        #expect(logs.lines("launch.accepted", where: "app", is: Fixtures.bonus.id).count == 1)
+    }
+
+    @Test("launches whose store waits are never answered on the event loop")
+    func waitingStoreStaysOnHummingbird() async throws {
+        let logs = LogCapture()
+        let server = try TestServer(replayStore: FailingReplayStore(), logs: logs)
+        try await server.test(.live) { client in
+            let response = try await client.get(Fixtures.launchTarget(for: Fixtures.magazin))
+            #expect(response.status == .serviceUnavailable)
+        }
+        let line = try #require(logs.all.first { $0.message == "launch.replay_store_unavailable" })
+        #expect(Self.servedByHummingbird(line))
+    }
+}
+
+@Suite("The event-loop launch path answers a connection's requests in their order")
+struct LaunchFastPathStateTests {
+    @Test("a launch on an idle connection is held and answered at its end; its body parts are dropped")
+    func holdsOnIdle() {
+        var state = LaunchFastPathState()
+        #expect(state.mayAnswer)
+        #expect(state.head(answerable: true) == .hold)
+        #expect(!state.mayAnswer, "one held request at a time")
+        #expect(state.body() == .drop)
+        #expect(state.end() == .answer)
+        #expect(state.mayAnswer)
+        #expect(state.owedResponses == 0)
+    }
+
+    @Test("a launch behind a passed request that still owes its response is passed on, and held again once every response ended")
+    func passesBehindOwedResponse() {
+        var state = LaunchFastPathState()
+        #expect(state.head(answerable: false) == .pass)
+        #expect(state.end() == .pass)
+        #expect(!state.mayAnswer)
+        #expect(state.head(answerable: true) == .pass, "answering now would overtake the first response")
+        #expect(state.body() == .pass)
+        #expect(state.end() == .pass)
+        state.passedResponseEnded()
+        #expect(!state.mayAnswer, "the second passed request still owes its response")
+        state.passedResponseEnded()
+        #expect(state.mayAnswer)
+        #expect(state.head(answerable: true) == .hold)
+    }
+
+    @Test("a request that is not an answerable launch is always passed on")
+    func passesOthers() {
+        var state = LaunchFastPathState()
+        #expect(state.head(answerable: false) == .pass)
+        #expect(state.body() == .pass)
+        #expect(state.end() == .pass)
+        #expect(state.owedResponses == 1)
+    }
+}
+
+@Suite("Date fields of the event-loop launch path")
+struct HTTPDateCacheTests {
+    @Test("IMF-fixdate as RFC 9110 gives it, and as Foundation formats it across four centuries of days")
+    func format() throws {
+        #expect(HTTPDateCache.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDateCache.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDateCache.format(951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var seconds: Int64 = 0
+        while seconds < 12_622_780_800 {  // to 2370
+            #expect(HTTPDateCache.format(seconds) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+            seconds += 86_400 * 37 + 3_607
+        }
+        let now = HTTPDateCache.shared.value
+        #expect(now.hasSuffix(" GMT") && now.count == 29)
+    }
+}
