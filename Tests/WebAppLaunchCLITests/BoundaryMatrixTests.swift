@@ -17,6 +17,15 @@ struct BoundaryMatrixTests {
     /// The entry points a process runs.
     enum EntryPoint: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case serve, gateReverseProxy, gateAuthRequest, launcher
+        /// `serve` with its launches on Hummingbird's request path (`--no-event-loop-launches`):
+        /// the same entry point, so not in ``allCases``; the launch rows run it beside `serve`,
+        /// whose memory store has its launches answered on the event loop.
+        case serveOnHummingbirdPath
+
+        static var allCases: [EntryPoint] { [.serve, .gateReverseProxy, .gateAuthRequest, .launcher] }
+
+        /// The rows that exchange launches, each launch path of `serve` included.
+        static var launchPaths: [EntryPoint] { allCases.filter(\.holdsSessions) + [.serveOnHummingbirdPath] }
 
         var testDescription: String { rawValue }
 
@@ -34,8 +43,9 @@ struct BoundaryMatrixTests {
         func arguments(host: String, port: Int, publicURL: String? = nil, registry: String? = nil, upstreamPort: Int = 9) -> [String] {
             let gatePublicURL = publicURL ?? "http://127.0.0.1:\(port)/"
             switch self {
-            case .serve:
+            case .serve, .serveOnHummingbirdPath:
                 return ["serve", "--host", host, "--port", "\(port)", "--metrics-address", "none", "--replay", "memory"]
+                    + (self == .serveOnHummingbirdPath ? ["--no-event-loop-launches"] : [])
                     + (registry.map { ["--registry", $0] } ?? [])
                     + (publicURL.map { ["--app", "healthmagazin", "--public-url", $0] } ?? [])
             case .gateReverseProxy:
@@ -84,7 +94,7 @@ struct BoundaryMatrixTests {
         defer { directory.remove() }
         let registry = try Self.registry(at: "https://magazin.example/", in: directory)
         let arguments = switch entry {
-        case .serve, .gateReverseProxy, .gateAuthRequest:
+        case .serve, .serveOnHummingbirdPath, .gateReverseProxy, .gateAuthRequest:
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), publicURL: "https://magazin.example/", registry: registry)
         case .launcher:
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), registry: registry)
@@ -291,7 +301,7 @@ struct BoundaryMatrixTests {
             upstreamPort = try #require(Int(try await started.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
             upstream = started
         }
-        let appURL = entry == .serve ? "http://127.0.0.1:\(port)/apps/healthmagazin" : "http://127.0.0.1:\(port)/"
+        let appURL = entry == .serve || entry == .serveOnHummingbirdPath ? "http://127.0.0.1:\(port)/apps/healthmagazin" : "http://127.0.0.1:\(port)/"
         let process = try BackgroundSubprocess(
             CLI.executablePath,
             entry.arguments(host: "127.0.0.1", port: port, upstreamPort: upstreamPort) + ["--keyring", RepositoryFile.developmentKeyring],
@@ -320,7 +330,7 @@ struct BoundaryMatrixTests {
     }
 
     @Test("with user A's live session, user B's launch from a sibling subdomain (same-site) is refused; from the app itself it replaces the session",
-          arguments: EntryPoint.allCases.filter(\.holdsSessions))
+          arguments: EntryPoint.launchPaths)
     func loginCSRFFromSibling(entry: EntryPoint) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
