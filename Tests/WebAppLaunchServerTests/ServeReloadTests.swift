@@ -64,22 +64,24 @@ struct ServeReloadTests {
         }
     }
 
-    @Test("a valid new keyring and registry are swapped in: the new key verifies, the title is the new one, the revoked key no longer does")
-    func swapsValid() async throws {
+    @Test("a valid new keyring and registry are swapped in: the new key verifies, the title is the new one, the revoked key no longer does (through the router, and over a socket, where launches are answered on the event loop)",
+          arguments: [false, true])
+    func swapsValid(overSocket: Bool) async throws {
         let old = try ReloadFixture.launcherKeyring(kid: "2026-11")
         let fixture = try ReloadFixture(launcher: old)
         defer { fixture.directory.remove() }
         let server = try fixture.server()
         let rotated = try old.adding(KeyringKey(kid: "2026-12", status: .active, secret: try KeySecret.generate()))
             .setting(.revoked, forKeyID: "2026-11")
-        try rotated.exportingApp(Fixtures.magazin.id).write(toFile: fixture.keyringPath)
-        try Data(ReloadFixture.registryJSON.replacingOccurrences(of: "Gesundheitsmagazin", with: "Gesundheitsmagazin Plus").utf8)
-            .write(to: URL(fileURLWithPath: fixture.registryPath))
-        #expect(await server.verification.reload() == .reloaded(generation: 1))
-        #expect(server.verification.current.registry.app(id: Fixtures.magazin.id)?.title == "Gesundheitsmagazin Plus")
         let newSigner = try LaunchSigner(keyring: rotated, registry: Fixtures.registry)
         let oldSigner = try LaunchSigner(keyring: old, registry: Fixtures.registry)
-        try await server.makeApplication().test(.router) { client in
+        try await server.makeApplication().test(overSocket ? .live : .router) { client in
+            // Reloaded while the server runs: a listener must not keep the keys it started with.
+            try rotated.exportingApp(Fixtures.magazin.id).write(toFile: fixture.keyringPath)
+            try Data(ReloadFixture.registryJSON.replacingOccurrences(of: "Gesundheitsmagazin", with: "Gesundheitsmagazin Plus").utf8)
+                .write(to: URL(fileURLWithPath: fixture.registryPath))
+            #expect(await server.verification.reload() == .reloaded(generation: 1))
+            #expect(server.verification.current.registry.app(id: Fixtures.magazin.id)?.title == "Gesundheitsmagazin Plus")
             let accepted = try await client.launch(try newSigner.launchToken(for: Fixtures.magazin.id, user: Fixtures.user), at: Fixtures.magazin, via: .get)
             #expect(accepted.status == .seeOther)
             let page = try await client.get(Fixtures.cleanTarget(of: Fixtures.magazin), cookie: try #require(accepted.sessionCookie?.value))
@@ -89,6 +91,8 @@ struct ServeReloadTests {
             #expect(revoked.status == .unauthorized)
         }
         #expect(fixture.logs.lines("config.reloaded", where: "config", is: "keyring+registry").count == 1)
+        let accepted = try #require(fixture.logs.all.first { $0.message == "launch.accepted" })
+        #expect((accepted.metadata["hb.request.id"] == nil) == overSocket, "over a socket, the event loop answered the launch")
     }
 
     @Test("a session opened (and remembered) under a key is refused once a reload revokes that key")

@@ -16,8 +16,9 @@ import Logging
 /// the same security header fields the listener's ``SecurityHeadersMiddleware`` adds, plus
 /// `Date`. A test holds every answer of both paths side by side.
 public struct LaunchFastPath: Sendable {
-    /// Where a launch to one app path is exchanged.
-    public struct Route: Sendable {
+    /// Where a launch to one app path is exchanged: built once per loaded configuration
+    /// (a class, so a request's lookup hands on one reference, not the exchange's fields).
+    public final class Route: Sendable {
         /// The app's exchange.
         public let exchange: LaunchExchange
         /// The app's store, which claims without waiting.

@@ -16,6 +16,15 @@ public struct ServedVerification: Sendable {
         public let served: ServedApp
         /// Its launch verification, keys derived from the keyring.
         public let middleware: LaunchVerificationMiddleware<WebAppRequestContext>
+        /// Its route on the event-loop launch path, when its store claims without waiting
+        /// (``LaunchVerificationMiddleware/fastPathRoute(path:)``), built with the middleware.
+        public let fastPathRoute: LaunchFastPath.Route?
+
+        init(served: ServedApp, middleware: LaunchVerificationMiddleware<WebAppRequestContext>) {
+            self.served = served
+            self.middleware = middleware
+            fastPathRoute = middleware.fastPathRoute(path: served.publicURL.path)
+        }
     }
 
     /// The keyring the middlewares verify with.

@@ -180,10 +180,7 @@ public struct WebAppServer: Sendable {
         guard configuration.answersLaunchesOnEventLoop, replayStore is any SynchronousReplayStore else { return nil }
         let verification = verification
         return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
-            for endpoint in verification.current.endpoints where endpoint.served.publicURL.path == path {
-                return endpoint.middleware.fastPathRoute(path: endpoint.served.publicURL.path)
-            }
-            return nil
+            verification.current.endpoints.lazy.compactMap(\.fastPathRoute).first { $0.path == path }
         }
     }
 
