@@ -31,6 +31,11 @@ headless Chromium (Selenium + Debian's chromium-driver) and checks, in a real br
 * no Content-Security-Policy violation anywhere (securitypolicyviolation events recorded
   from document start, and the browser console).
 
+With `--replay memory` the server keeps used launches in memory, whose claim never waits, so
+its launches are answered on the connection's event loop instead of Hummingbird's request
+path; the log must say which path answered (Hummingbird tags its request loggers with
+`hb.request.id`). scripts/browser-test runs both.
+
 Writes Docs/screenshots/console.png (Jürgen picked) and Docs/screenshots/page.png (his
 console launch with the fallback shown), and artifacts/ (screenshots, console log, server
 log, recorded messages). Prints `N passed, M failed` alone on the last line; exit 1 on failure.
@@ -144,14 +149,15 @@ def free_port() -> int:
 class Server:
     """`webapp-launch serve --port P` as a subprocess, stdout collected by a thread."""
 
-    def __init__(self, binary: str, root: Path, port: int, log_path: Path) -> None:
+    def __init__(self, binary: str, root: Path, port: int, log_path: Path, replay: str | None = None) -> None:
         self.port = port
+        self.log_path = log_path
         self.lines: list[str] = []
         self._log = open(log_path, "w", encoding="utf-8")
         # The default SQLite replay store goes to a state directory of this run's own.
         self._state = tempfile.mkdtemp(prefix="webapp-launch-browser-state-")
         self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(port), "--metrics-address", "127.0.0.1:0"],
+            [binary, "serve", "--port", str(port), "--metrics-address", "127.0.0.1:0"] + (["--replay", replay] if replay else []),
             cwd=root,
             env={**os.environ, "XDG_STATE_HOME": self._state},
             stdin=subprocess.DEVNULL,
@@ -789,16 +795,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=os.environ.get("WEBAPP_LAUNCH_BIN", ".build/debug/webapp-launch"))
     parser.add_argument("--root", default=str(Path(__file__).resolve().parents[2]))
+    parser.add_argument("--replay", default=None, help="the server's --replay (default: its own default store)")
     args = parser.parse_args()
     root = Path(args.root).resolve()
     binary = str((root / args.bin) if not os.path.isabs(args.bin) else Path(args.bin))
-    artifacts = root / "artifacts"
+    artifacts = root / "artifacts" / (f"page-replay-{args.replay}" if args.replay else "")
     artifacts.mkdir(parents=True, exist_ok=True)
 
     started = time.monotonic()
     r = Results()
     port = free_port()
-    print(f"browser test: {binary} on 127.0.0.1:{port}")
+    print(f"browser test: {binary} on 127.0.0.1:{port}" + (f" (--replay {args.replay})" if args.replay else ""))
 
     with tempfile.TemporaryDirectory(prefix="webapp-launch-browser-") as tmp:
         registry = Path(tmp) / "registry.json"
@@ -806,7 +813,7 @@ def main() -> int:
         registry.write_text(sample.replace("8080", str(port)), encoding="utf-8")
         cli = CLI(binary, root, registry)
 
-        server = Server(binary, root, port, artifacts / "server.log")
+        server = Server(binary, root, port, artifacts / "server.log", args.replay)
         driver = None
         page = None
         try:
@@ -851,6 +858,15 @@ def main() -> int:
                 except Exception:
                     pass
             server.stop()
+        # Which path answered the launches: the event loop with the memory store, whose claim
+        # never waits; Hummingbird's request path (tagged with hb.request.id) otherwise.
+        accepted = [line for line in server.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+                    if "launch.accepted" in line]
+        on_event_loop = args.replay == "memory"
+        r.check("the server logged the accepted launches", len(accepted) >= 3, len(accepted))
+        r.check("every launch was answered on the event loop (memory store)" if on_event_loop
+                else "every launch was answered on Hummingbird's request path",
+                all(("hb.request.id" in line) != on_event_loop for line in accepted), accepted[:3])
 
     print(f"took {time.monotonic() - started:.1f} s; artifacts in {artifacts}")
     if r.failures:
