@@ -9,8 +9,9 @@ import WebAppLaunchTestSupport
 
 @Suite("Logs name the app and the precise code, never a token, a name, a KVNR or a cookie")
 struct LogPrivacyTests {
-    @Test("a full run of accepted, replayed, rejected and failed launches leaves no personal data or secret in the logs")
-    func logsCarryNoPersonalData() async throws {
+    @Test("a full run of accepted, replayed, rejected and failed launches leaves no personal data or secret in the logs (through the router, and over a socket, where GET launches are answered on the event loop)",
+          arguments: [false, true])
+    func logsCarryNoPersonalData(overSocket: Bool) async throws {
         let logs = LogCapture()
         let token = Fixtures.token(for: Fixtures.magazin)
         let signedToken = Fixtures.token(for: Fixtures.bonus, mode: .signed)
@@ -19,7 +20,7 @@ struct LogPrivacyTests {
         let unavailableToken = Fixtures.token(for: Fixtures.magazin)
 
         let server = try TestServer(logs: logs)
-        let cookies = try await server.test { client in
+        let cookies = try await server.test(overSocket ? .live : .router) { client in
             let accepted = try await client.launch(token, at: Fixtures.magazin, via: .get)
             #expect(accepted.status == .seeOther)
             let cookie = try #require(accepted.sessionCookie?.value)
@@ -56,6 +57,8 @@ struct LogPrivacyTests {
         }
 
         // The logs are not simply empty: they carry what operators need.
+        let gotLaunch = try #require(logs.lines("launch.accepted", where: "app", is: "healthmagazin").first)
+        #expect((gotLaunch.metadata["hb.request.id"] == nil) == overSocket, "over a socket, the event loop logged the GET launch")
         #expect(logs.lines("launch.accepted", where: "app", is: "healthmagazin").count == 1)
         #expect(logs.lines("launch.accepted", where: "app", is: "bonus").count == 1)
         #expect(logs.all.filter { $0.message == "launch.accepted" }.allSatisfy { $0.metadata["kid"] == "current" && $0.metadata["launch"]?.count == 32 })

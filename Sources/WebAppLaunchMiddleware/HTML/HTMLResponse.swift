@@ -20,10 +20,13 @@ public struct HTMLResponse: ResponseGenerator, Sendable {
         self.status = status
     }
 
+    /// The content type of every HTML response of this package.
+    public static let contentType = "text/html; charset=utf-8"
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(
             status: status,
-            headers: [.contentType: "text/html; charset=utf-8"],
+            headers: [.contentType: Self.contentType],
             body: .init(byteBuffer: ByteBuffer(string: html))
         )
     }

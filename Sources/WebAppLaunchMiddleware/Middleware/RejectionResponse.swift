@@ -45,7 +45,7 @@ struct RejectionResponse: ResponseGenerator {
         let title = status == .serviceUnavailable ? "Temporarily unavailable" : headline
         return LaunchAnswer(
             status: status,
-            headerFields: [.contentType: "text/html; charset=utf-8"],
+            headerFields: [.contentType: HTMLResponse.contentType],
             body: ByteBuffer(string: RejectionPage.html(title: title, reason: reason.rawValue, hint: Self.hint))
         )
     }
