@@ -43,35 +43,48 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
     /// Answers `/auth`; passes every other request on.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path == Self.path else { return try await next(request, context) }
-        guard request.method == .get || request.method == .head else {
-            return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
+        // The verification middleware in front passes only requests with a live session.
+        let session = try context.requireLaunchSession()
+        return answer(method: request.method, headers: request.headers, session: session, logger: context.logger).response
+    }
+
+    /// The endpoint's decision for a request to `/auth` with a live session: the one both
+    /// runners call (this middleware on Hummingbird's path, ``AuthRequestFastPathRoute`` on
+    /// the event loop), so they cannot answer differently.
+    /// - Parameters:
+    ///   - method: The method of the request to `/auth`.
+    ///   - headers: Its fields (nginx's original method and target among them).
+    ///   - session: Its verified, live session.
+    ///   - logger: Where a refusal is logged (its code, no personal data).
+    /// - Returns: 202 with the identity headers, or 401, 403 or 405.
+    public func answer(method: HTTPRequest.Method, headers: HTTPFields, session: LaunchSession, logger: Logger) -> LaunchAnswer {
+        guard method == .get || method == .head else {
+            return LaunchAnswer(status: .methodNotAllowed, headerFields: [.allow: "GET, HEAD"])
         }
-        if request.headers.contains(where: { IdentityHeaders.isIdentityField($0.name) }) {
-            context.logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
-            return Response(status: .forbidden)
+        if headers.contains(where: { IdentityHeaders.isIdentityField($0.name) }) {
+            logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
+            return LaunchAnswer(status: .forbidden, headerFields: [:])
         }
-        if SessionCookieFamily.count(in: request.headers) > SessionCookieFamily.nginxPasses {
-            context.logger.notice("gate.too_many_session_cookies", metadata: ["code": "cookie_family"])
-            return Response(status: .forbidden)
+        if SessionCookieFamily.count(in: headers) > SessionCookieFamily.nginxPasses {
+            logger.notice("gate.too_many_session_cookies", metadata: ["code": "cookie_family"])
+            return LaunchAnswer(status: .forbidden, headerFields: [:])
         }
-        guard let target = request.headers[NginxConfiguration.originalURI],
-              let methodName = request.headers[NginxConfiguration.originalMethod],
-              let method = HTTPRequest.Method(methodName)
+        guard let target = headers[NginxConfiguration.originalURI],
+              let methodName = headers[NginxConfiguration.originalMethod],
+              let originalMethod = HTTPRequest.Method(methodName)
         else {
-            context.logger.notice("gate.auth_without_original_request", metadata: ["code": "no_original_uri"])
-            return Response(status: .forbidden)
+            logger.notice("gate.auth_without_original_request", metadata: ["code": "no_original_uri"])
+            return LaunchAnswer(status: .forbidden, headerFields: [:])
         }
         // The one decision, on the original request: anything that is or may be a launch (a
         // launch piece in the query, whatever the method; a form POST to the app's path, whose
         // body is not here) is the gate's, never the app's. The configuration sends those to the
         // gate before auth_request; one that got here anyway gets 401, so nginx sends it there.
-        let kind = LaunchRequestKind(method: method, target: Substring(target), contentType: request.headers[.contentType], appPaths: appPaths)
+        let kind = LaunchRequestKind(method: originalMethod, target: Substring(target), contentType: headers[.contentType], appPaths: appPaths)
         guard kind == .other else {
-            context.logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
-            return Response(status: .unauthorized)
+            logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
+            return LaunchAnswer(status: .unauthorized, headerFields: [:])
         }
-        let session = try context.requireLaunchSession()
-        let fields = IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken)
-        return Response(status: .accepted, headers: fields)
+        return LaunchAnswer(status: .accepted, headerFields: IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken))
     }
 }

@@ -81,6 +81,11 @@ public struct GateConfiguration: Sendable {
     /// response ends (the write deadline toward clients): a client that stops reading does not
     /// keep an upstream connection.
     public var clientWriteTimeout: Duration = .seconds(30)
+    /// Whether nginx's `GET /auth` checks with a live session are answered on the
+    /// connection's event loop (``AuthRequestFastPathRoute``) rather than through
+    /// Hummingbird's request path: the same decision either way, at a fraction of the CPU.
+    /// `--no-event-loop-auth` turns it off (to compare the two).
+    public var answersAuthRequestsOnEventLoop = true
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }
 

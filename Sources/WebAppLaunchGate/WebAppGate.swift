@@ -145,10 +145,10 @@ public struct WebAppGate: Sendable {
             ))
         case .authRequest:
             // Nothing is proxied in this shape: every answer is the gate's own.
-            router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity))
+            router.add(middleware: securityHeaders)
             router.add(middleware: readinessEndpoint)
             router.add(middleware: verifying)
-            router.add(middleware: AuthRequestEndpoint(passAccessToken: configuration.passAccessToken, appPaths: [configuration.publicURL.path]))
+            router.add(middleware: authRequestEndpoint)
             router.add(middleware: ExchangeFallbackMiddleware(
                 appPaths: [configuration.publicURL.path],
                 maximumBodyBytes: configuration.maximumRequestBodyBytes,
@@ -156,6 +156,28 @@ public struct WebAppGate: Sendable {
             ))
         }
         return router
+    }
+
+    /// The requests answered on the event loop (``LaunchFastPath``): in the auth_request shape,
+    /// nginx's `GET /auth` checks with a live session (``AuthRequestFastPathRoute``, the
+    /// endpoint's own decision); `nil` in the reverse-proxy shape, or when switched off
+    /// (``GateConfiguration/answersAuthRequestsOnEventLoop``).
+    func makeFastPath() -> LaunchFastPath? {
+        guard configuration.mode == .authRequest, configuration.answersAuthRequestsOnEventLoop else { return nil }
+        let route = AuthRequestFastPathRoute(verification: verification, endpoint: authRequestEndpoint)
+        return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
+            path.utf8.elementsEqual(AuthRequestEndpoint<WebAppRequestContext>.path.utf8) ? route : nil
+        }
+    }
+
+    /// The `/auth` endpoint of the auth_request shape, on both of its paths.
+    private var authRequestEndpoint: AuthRequestEndpoint<WebAppRequestContext> {
+        AuthRequestEndpoint(passAccessToken: configuration.passAccessToken, appPaths: [configuration.publicURL.path])
+    }
+
+    /// The security headers of the gate's own answers.
+    private var securityHeaders: SecurityHeadersMiddleware<WebAppRequestContext> {
+        SecurityHeadersMiddleware(strictTransportSecurity: configuration.publicURL.scheme == "https")
     }
 
     /// The Hummingbird application bound to the configured address, with the upstream client
@@ -182,7 +204,7 @@ public struct WebAppGate: Sendable {
         }
         return Application(
             router: makeRouter(),
-            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
+            server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout, launchFastPath: makeFastPath()),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: all,
             onServerRunning: onRunning,

@@ -44,6 +44,12 @@ extension WebAppLaunchCommand {
         @Flag(name: .long, help: "nginx auth_request mode instead of a reverse proxy.")
         var authRequest = false
 
+        @Flag(
+            inversion: .prefixedNo,
+            help: "With --auth-request: answer nginx's GET /auth checks with a live session on the connection's event loop; --no-event-loop-auth sends them through Hummingbird's request path. The same decision either way."
+        )
+        var eventLoopAuth = true
+
         @OptionGroup var keyring: KeyringOption
 
         @OptionGroup var replay: ReplayOption
@@ -149,6 +155,7 @@ extension WebAppLaunchCommand {
             configuration.host = host
             configuration.port = port
             configuration.passAccessToken = passAccessToken
+            configuration.answersAuthRequestsOnEventLoop = eventLoopAuth
             configuration.unauthenticatedRedirect = redirect
             configuration.maximumRequestBodyBytes = maxRequestBody
             configuration.maximumResponseBodyBytes = maxResponseBody

@@ -9,7 +9,8 @@ import Logging
 /// (``SynchronousReplayStore``: the in-memory store), ``LaunchFastPathHandler`` answers a
 /// launch (a GET to an app's own path whose query carries `launch`) in the channel
 /// pipeline. Everything else, and every launch whose store waits, goes on to Hummingbird as
-/// before.
+/// before. The gate's nginx `auth_request` check (`GET /auth` with a live session) takes the
+/// same path: any synchronous ``FastPathRoute`` can.
 ///
 /// It is the same exchange, not a second one: ``LaunchExchange`` decides and logs for both
 /// runners, ``LaunchRequestKind`` says what a launch is for both, and the response carries
@@ -18,7 +19,7 @@ import Logging
 public struct LaunchFastPath: Sendable {
     /// Where a launch to one app path is exchanged: built once per loaded configuration
     /// (a class, so a request's lookup hands on one reference, not the exchange's fields).
-    public final class Route: Sendable {
+    public final class Route: FastPathRoute {
         /// The app's exchange.
         public let exchange: LaunchExchange
         /// The app's store, which claims without waiting.
@@ -35,11 +36,21 @@ public struct LaunchFastPath: Sendable {
             self.store = store
             self.path = path
         }
+
+        /// Exchanges a query launch (``LaunchRequestKind/queryLaunch``) with a claim that
+        /// never waits; any other request to the path is passed on.
+        public func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> LaunchAnswer? {
+            guard let query,
+                LaunchRequestKind(method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: [self.path])
+                    == .queryLaunch
+            else { return nil }
+            return try exchange.exchange(query: query, headers: request.headerFields, store: store, logger: logger)
+        }
     }
 
     /// The route of an exact request path, looked up per request (so a reload's keys apply
     /// from the next request on), or `nil` to pass the request on.
-    let route: @Sendable (Substring) -> Route?
+    let route: @Sendable (Substring) -> (any FastPathRoute)?
     /// The fields every response of the listener carries (``SecurityHeadersMiddleware/headers``).
     let responseFields: HTTPFields
     /// Where exchanges are logged.
@@ -51,24 +62,24 @@ public struct LaunchFastPath: Sendable {
     ///     every answer here too.
     ///   - logger: Where exchanges are logged.
     ///   - route: The route of an exact request path, or `nil` for a path Hummingbird must
-    ///     answer (not an app's, or an app whose store waits).
+    ///     answer (not an app's, or an app whose store waits; not the gate's `/auth`).
     public init<Context>(
         securityHeaders: SecurityHeadersMiddleware<Context>,
         logger: Logger,
-        route: @escaping @Sendable (Substring) -> Route?
+        route: @escaping @Sendable (Substring) -> (any FastPathRoute)?
     ) {
         self.responseFields = securityHeaders.headers
         self.logger = logger
         self.route = route
     }
 
-    /// The route that answers a request, when it is a launch this path may exchange: a GET
-    /// with no body and no `Connection` option but keep-alive, to an app path, whose query
-    /// carries `launch`
-    /// (``LaunchRequestKind/queryLaunch``).
+    /// The answer to a request, when a route answers it here: a GET with no body and no
+    /// `Connection` option but keep-alive, to a path with a route, which decides
+    /// (``FastPathRoute/answer(_:path:query:logger:)``). An error of the route is logged by
+    /// type and answered 500, as on Hummingbird's path.
     /// - Parameter request: The request head.
-    /// - Returns: The route and the raw query, or `nil` to pass the request on.
-    func route(for request: HTTPRequest) -> (route: Route, query: Substring)? {
+    /// - Returns: The answer, or `nil` to pass the request on.
+    func answer(for request: HTTPRequest) -> LaunchAnswer? {
         guard request.method == .get, let target = request.path else { return nil }
         let fields = request.headerFields
         // A body, or a connection option other than keep-alive (`close`, an upgrade), is
@@ -77,12 +88,15 @@ public struct LaunchFastPath: Sendable {
         guard fields[.transferEncoding] == nil else { return nil }
         if let connection = fields[.connection], connection.lowercased() != "keep-alive" { return nil }
         let bytes = target.utf8
-        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        let path = Substring(bytes[..<mark])
-        let query = Substring(bytes[bytes.index(after: mark)...])
-        guard let route = route(path),
-            LaunchRequestKind(method: request.method, path: path, query: query, contentType: fields[.contentType], appPaths: [route.path]) == .queryLaunch
-        else { return nil }
-        return (route, query)
+        let mark = bytes.firstIndex(of: UInt8(ascii: "?"))
+        let path = Substring(bytes[..<(mark ?? bytes.endIndex)])
+        let query = mark.map { Substring(bytes[bytes.index(after: $0)...]) }
+        guard let route = route(path) else { return nil }
+        do {
+            return try route.answer(request, path: path, query: query, logger: logger)
+        } catch {
+            logger.error("request.failed", metadata: ["error_type": "\(String(describing: type(of: error)))"])
+            return LaunchAnswer(status: .internalServerError, headerFields: [:])
+        }
     }
 }

@@ -4,8 +4,9 @@ import NIOCore
 import NIOHTTPTypes
 
 /// The runner of ``LaunchFastPath`` in one connection's pipeline, between Hummingbird's
-/// connection state handler and its async channel: it answers the launches
-/// ``LaunchFastPathState`` lets it answer, and hands every other part on untouched.
+/// connection state handler and its async channel: it answers the requests a route answers
+/// (launches, the gate's `/auth`) when ``LaunchFastPathState`` lets it, and hands every other
+/// part on untouched.
 ///
 /// Sitting after the connection state handler, its requests and answers count for the idle
 /// timeout, `Connection: close` and graceful shutdown as Hummingbird's do.
@@ -17,8 +18,8 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private let fastPath: LaunchFastPath
     private var state = LaunchFastPathState()
-    /// The request held from its head to its end.
-    private var held: (route: LaunchFastPath.Route, query: Substring, fields: HTTPFields)?
+    /// The answer of the request held from its head to its end, decided at its head.
+    private var held: LaunchAnswer?
     private var needsFlush = false
 
     init(_ fastPath: LaunchFastPath) {
@@ -29,9 +30,10 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         let action: LaunchFastPathState.Action
         switch unwrapInboundIn(data) {
         case .head(let request):
-            let found = state.mayAnswer ? fastPath.route(for: request) : nil
-            action = state.head(answerable: found != nil)
-            if action == .hold, let found { held = (found.route, found.query, request.headerFields) }
+            // Decided at the head: a GET without a body ends right after it.
+            let answer = state.mayAnswer ? fastPath.answer(for: request) : nil
+            action = state.head(answerable: answer != nil)
+            if action == .hold { held = answer }
         case .body:
             action = state.body()
         case .end:
@@ -58,16 +60,8 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     private func answerHeld(context: ChannelHandlerContext) {
-        guard let (route, query, fields) = held else { return }
+        guard let answer = held else { return }
         held = nil
-        var answer: LaunchAnswer
-        do {
-            answer = try route.exchange.exchange(query: query, headers: fields, store: route.store, logger: fastPath.logger)
-        } catch {
-            // As on Hummingbird's path: logged by type, answered 500 with the security headers.
-            fastPath.logger.error("request.failed", metadata: ["error_type": "\(String(describing: type(of: error)))"])
-            answer = LaunchAnswer(status: .internalServerError, headerFields: [:])
-        }
         // In the order Hummingbird writes them: the answer's, its length, the listener's, `Date`.
         var headerFields = answer.headerFields
         headerFields[.contentLength] = String(answer.body.readableBytes)

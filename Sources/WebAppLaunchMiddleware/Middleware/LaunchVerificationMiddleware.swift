@@ -144,6 +144,24 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         return LaunchFastPath.Route(exchange: exchange, store: store, path: path)
     }
 
+    /// The session with which this middleware hands a request without a body on to the next
+    /// handler, decided without Hummingbird (for a ``FastPathRoute`` behind this middleware):
+    /// `nil` when the request is or may be a launch (any ``LaunchRequestKind`` but
+    /// ``LaunchRequestKind/other``), or carries no live session. Both are left to
+    /// ``handle(_:context:next:)``, which exchanges, refuses or redirects them and counts them.
+    /// - Parameters:
+    ///   - request: The request head.
+    ///   - path: Its path.
+    ///   - query: Its raw query, or `nil`.
+    /// - Returns: The live session, or `nil`.
+    public func passingSession(_ request: HTTPRequest, path: Substring, query: Substring?) -> LaunchSession? {
+        let kind = LaunchRequestKind(
+            method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: audiences.map(\.path)
+        )
+        guard kind == .other else { return nil }
+        return exchange.cookies.session(in: request.headerFields, now: exchange.nowSeconds)
+    }
+
     /// The log and metrics code of a launch sent where launches are not taken
     /// (``LaunchRequestKind/misplacedLaunch``).
     public static var misplacedLaunchCode: String { "misplaced_launch" }

@@ -171,6 +171,9 @@ extension Array where Element: Sendable {
 ///   - publicPort: The port in the public URL (the gate's own, or nginx's in front of it).
 ///   - gatePort: The port the gate binds.
 ///   - adjust: Changes to the default test configuration.
+///   - logs: Where the gate's lines are captured (every level), or `nil` to log nothing.
+///   - reloadingKeyring: Where a reload reads the keyring, or `nil` for none.
+///   - gateStarted: Gets the gate before it listens (to reload it).
 ///   - body: Runs with the gate listening; gets the public URL.
 func withGate(
     mode: GateConfiguration.Mode,
@@ -178,6 +181,9 @@ func withGate(
     publicPort: Int? = nil,
     publicScheme: String = "http",
     adjust: (inout GateConfiguration) -> Void = { _ in },
+    logs: LogCapture? = nil,
+    reloadingKeyring: (@Sendable () async throws -> Keyring)? = nil,
+    started gateStarted: @Sendable (WebAppGate) -> Void = { _ in },
     _ body: @Sendable (RegisteredURL, TestClient) async throws -> Void
 ) async throws {
     let port = try gatePort ?? freeLoopbackPort()
@@ -186,9 +192,10 @@ func withGate(
     configuration.port = port
     configuration.responseTimeout = .seconds(5)
     adjust(&configuration)
-    var logger = Logger(label: "gate-test")
-    logger.logLevel = .critical
-    let gate = try WebAppGate(configuration: configuration, replayStore: InMemoryReplayStore(), logger: logger)
+    var logger = logs?.makeLogger(label: "gate-test") ?? Logger(label: "gate-test")
+    if logs == nil { logger.logLevel = .critical }
+    let gate = try WebAppGate(configuration: configuration, replayStore: InMemoryReplayStore(), logger: logger, reloadingKeyring: reloadingKeyring)
+    gateStarted(gate)
     let (started, continuation) = AsyncStream<Void>.makeStream()
     let application = gate.makeApplication { _ in continuation.yield() }
     let group = ServiceGroup(services: [application], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
