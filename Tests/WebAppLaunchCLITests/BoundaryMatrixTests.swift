@@ -21,6 +21,10 @@ struct BoundaryMatrixTests {
         /// the same entry point, so not in ``allCases``; the launch rows run it beside `serve`,
         /// whose memory store has its launches answered on the event loop.
         case serveOnHummingbirdPath
+        /// `gate --auth-request` with nginx's `/auth` checks on Hummingbird's request path
+        /// (`--no-event-loop-auth`): the same entry point, so not in ``allCases``; the `/auth`
+        /// row runs it beside the default, whose checks with a session take the event loop.
+        case gateAuthRequestOnHummingbirdPath
 
         static var allCases: [EntryPoint] { [.serve, .gateReverseProxy, .gateAuthRequest, .launcher] }
 
@@ -51,9 +55,10 @@ struct BoundaryMatrixTests {
             case .gateReverseProxy:
                 return ["gate", "--app", "healthmagazin", "--public-url", gatePublicURL, "--host", host, "--port", "\(port)",
                         "--replay", "memory", "--upstream", "http://127.0.0.1:\(upstreamPort)"]
-            case .gateAuthRequest:
+            case .gateAuthRequest, .gateAuthRequestOnHummingbirdPath:
                 return ["gate", "--app", "healthmagazin", "--public-url", gatePublicURL, "--host", host, "--port", "\(port)",
                         "--replay", "memory", "--auth-request"]
+                    + (self == .gateAuthRequestOnHummingbirdPath ? ["--no-event-loop-auth"] : [])
             case .launcher:
                 return ["launcher", "--issuer", "http://127.0.0.1:9", "--host", host, "--port", "\(port)"]
                     + (registry.map { ["--registry", $0] } ?? [])
@@ -94,7 +99,7 @@ struct BoundaryMatrixTests {
         defer { directory.remove() }
         let registry = try Self.registry(at: "https://magazin.example/", in: directory)
         let arguments = switch entry {
-        case .serve, .serveOnHummingbirdPath, .gateReverseProxy, .gateAuthRequest:
+        case .serve, .serveOnHummingbirdPath, .gateReverseProxy, .gateAuthRequest, .gateAuthRequestOnHummingbirdPath:
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), publicURL: "https://magazin.example/", registry: registry)
         case .launcher:
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), registry: registry)
@@ -351,6 +356,31 @@ struct BoundaryMatrixTests {
         #expect(running.process.standardError.contains("session_conflict"))
         #expect(try await running.process.stop(within: .seconds(10)) == 0)
         _ = try? await running.upstream?.stop(within: .seconds(5))
+    }
+
+    // MARK: nginx's /auth check
+
+    @Test("the auth_request shape's /auth: 202 only for a live session with nginx's original request; spoofed identity fields, a launch, no original request or no session are refused, on both of its paths",
+          arguments: [EntryPoint.gateAuthRequest, .gateAuthRequestOnHummingbirdPath])
+    func authRequestCheck(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let running = try await Self.start(entry, in: directory)
+        let exchanged = try await Self.get(try await Self.mint(running, kvnumber: "A123456780"))
+        let cookie = try #require(exchanged.cookie, "\(running.process.standardError)")
+        let auth = running.appURL + "auth"
+        let original = ["Cookie: \(cookie)", "X-Original-Method: GET", "X-Original-URI: /page"]
+        #expect(try await Self.get(auth, headers: original).status == 202)
+        #expect(try await Self.get(auth, headers: original + ["X-WebApp-Launch-KVNR: B551029382"]).status == 403)
+        #expect(try await Self.get(auth, headers: original + ["X_WebApp_Launch_Subject: B551029382"]).status == 403)
+        #expect(try await Self.get(auth, headers: ["Cookie: \(cookie)", "X-Original-Method: GET", "X-Original-URI: /?launch=abc"]).status == 401)
+        #expect(try await Self.get(auth, headers: ["Cookie: \(cookie)", "X-Original-Method: GET"]).status == 403)
+        #expect(try await Self.get(auth, headers: ["X-Original-Method: GET", "X-Original-URI: /page"]).status == 401)
+        // Which path answered: Hummingbird tags each request's log lines with its id.
+        let spoofed = running.process.standardError.split(separator: "\n").filter { $0.contains("gate.spoofed_identity_header") }
+        #expect(spoofed.count == 2, "\(running.process.standardError)")
+        #expect(spoofed.allSatisfy { $0.contains("hb.request.id=") } == (entry == .gateAuthRequestOnHummingbirdPath))
+        #expect(try await running.process.stop(within: .seconds(10)) == 0)
     }
 
     // MARK: Redirect targets
