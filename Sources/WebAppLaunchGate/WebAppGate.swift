@@ -141,7 +141,7 @@ public struct WebAppGate: Sendable {
             // calls the router's own (empty) routes.
             router.add(middleware: ProxyMiddleware(
                 proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream),
-                security: SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
+                security: securityHeaders
             ))
         case .authRequest:
             // Nothing is proxied in this shape: every answer is the gate's own.

@@ -50,23 +50,25 @@ struct GateAuthFastPathTests {
         ["\(reply.status)"] + reply.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" } + [reply.body]
     }
 
-    @Test("every answer of /auth is byte for byte alike (but Date) on both paths; the event loop took the sessions' checks", arguments: [false, true])
+    @Test("every answer of /auth is byte for byte alike (but Date) on both paths; the event loop took the sessions' checks; neither logs personal data", arguments: [false, true])
     func sameAnswers(passAccessToken: Bool) async throws {
         let fastLogs = LogCapture()
         let slowLogs = LogCapture()
         let collected = Mutex<[(String, [String], [String])]>([])
+        let cookie = Mutex("")
         try await withGate(mode: .authRequest, adjust: { $0.passAccessToken = passAccessToken }, logs: fastLogs) { fastURL, fastClient in
             try await withGate(
                 mode: .authRequest, adjust: { $0.passAccessToken = passAccessToken; $0.answersAuthRequestsOnEventLoop = false }, logs: slowLogs
             ) { slowURL, slowClient in
                 // One session for both gates: the same app keys seal and open it.
-                let cookie = try await fastClient.exchange(try GateFixtures.launchURL(for: fastURL))
-                let name = String(cookie.prefix { $0 != "=" })
+                let session = try await fastClient.exchange(try GateFixtures.launchURL(for: fastURL))
+                cookie.withLock { $0 = session }
+                let name = String(session.prefix { $0 != "=" })
                 for item in Self.cases {
                     var headers = item.headers
                     if item.withSession {
                         let extra = (0..<item.extraSessionCookies).map { "\(name)=other\($0)" }
-                        headers.append(("Cookie", ([cookie] + extra).joined(separator: "; ")))
+                        headers.append(("Cookie", ([session] + extra).joined(separator: "; ")))
                     }
                     let onFast = try await fastClient.send(fastURL.description + item.target, method: item.method, headers: headers)
                     let onSlow = try await slowClient.send(slowURL.description + item.target, method: item.method, headers: headers)
@@ -90,6 +92,14 @@ struct GateAuthFastPathTests {
             #expect(!fast.isEmpty && fast.count == slow.count, "\(item.name): logged alike")
             #expect(fast.allSatisfy { $0.metadata["hb.request.id"] == nil }, "\(item.name): answered on the event loop")
             #expect(slow.allSatisfy { $0.metadata["hb.request.id"] != nil }, "\(item.name): answered by Hummingbird when switched off")
+        }
+        // No personal data or credential in either gate's log, whichever path answered.
+        let user = GateFixtures.user
+        for logs in [fastLogs, slowLogs] {
+            let text = logs.fullText
+            for secret in [user.kvnumber, user.firstName, user.lastName, user.accessToken, String(cookie.withLock { $0 }.drop { $0 != "=" }.dropFirst())] {
+                #expect(!text.contains(secret), "a log line carries personal data or a credential")
+            }
         }
         // What has no session, or may be a launch, is Hummingbird's on both: counted and logged there.
         let noSession = fastLogs.all.filter { $0.metadata["code"] == "no_session" }

@@ -37,6 +37,8 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     let unauthenticated: UnauthenticatedPolicy
     /// The verifier's audiences, whose paths take launches (``LaunchRequestKind``).
     let audiences: [RegisteredURL]
+    /// Their paths, as ``LaunchRequestKind`` takes them: made once here, not per request.
+    let appPaths: [String]
 
     /// Creates the middleware for one app.
     /// - Parameters:
@@ -78,6 +80,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         )
         self.unauthenticated = unauthenticated
         self.audiences = verifier.audiences
+        self.appPaths = verifier.audiences.map(\.path)
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -156,7 +159,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     /// - Returns: The live session, or `nil`.
     public func passingSession(_ request: HTTPRequest, path: Substring, query: Substring?) -> LaunchSession? {
         let kind = LaunchRequestKind(
-            method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: audiences.map(\.path)
+            method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: appPaths
         )
         guard kind == .other else { return nil }
         return exchange.cookies.session(in: request.headerFields, now: exchange.nowSeconds)
@@ -172,7 +175,7 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     public func kind(of request: Request) -> LaunchRequestKind {
         LaunchRequestKind(
             method: request.method, path: Substring(request.uri.path), query: request.uri.query.map { $0[...] },
-            contentType: request.headers[.contentType], appPaths: audiences.map(\.path)
+            contentType: request.headers[.contentType], appPaths: appPaths
         )
     }
 }
