@@ -28,8 +28,8 @@ final class AuthRequestFastPathRoute: FastPathRoute {
         self.endpoint = endpoint
     }
 
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) -> LaunchAnswer? {
+    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) -> FastPathAnswer? {
         guard let session = verification.current.passingSession(request, path: path, query: query) else { return nil }
-        return endpoint.answer(method: request.method, headers: request.headerFields, session: session, logger: logger)
+        return .now(endpoint.answer(method: request.method, headers: request.headerFields, session: session, logger: logger))
     }
 }

@@ -81,11 +81,13 @@ public struct GateConfiguration: Sendable {
     /// response ends (the write deadline toward clients): a client that stops reading does not
     /// keep an upstream connection.
     public var clientWriteTimeout: Duration = .seconds(30)
-    /// Whether nginx's `GET /auth` checks with a live session are answered on the
-    /// connection's event loop (``AuthRequestFastPathRoute``) rather than through
-    /// Hummingbird's request path: the same decision either way, at a fraction of the CPU.
-    /// `--no-event-loop-auth` turns it off (to compare the two).
-    public var answersAuthRequestsOnEventLoop = true
+    /// Whether the hot requests of each shape are answered on the connection's event loop
+    /// rather than through Hummingbird's request path: the same decision either way, at a
+    /// fraction of the CPU. In the reverse-proxy shape, a GET with a live session relayed over
+    /// an idle upstream connection of the same loop (``ProxyFastPathRoute``); in the
+    /// auth_request shape, nginx's `GET /auth` check with a live session
+    /// (``AuthRequestFastPathRoute``). `--no-event-loop-answers` turns it off (to compare the two).
+    public var answersOnEventLoop = true
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }
 

@@ -97,18 +97,6 @@ public struct GateProxy: Sendable {
             response.headers[.retryAfter] = "1"
             return .refused(response)
         }
-        let fields = UpstreamRequestHeaders.fields(
-            from: request.headers,
-            session: session,
-            includeAccessToken: passAccessToken,
-            publicURL: publicURL
-        )
-        var upstreamHeaders = HTTPHeaders()
-        upstreamHeaders.reserveCapacity(fields.count + 1)
-        for field in fields {
-            upstreamHeaders.add(name: field.name.rawName, value: field.value)
-        }
-
         let announcedLength = request.headers[.contentLength].flatMap { Int($0) }
         if let announcedLength, announcedLength > maximumRequestBodyBytes {
             logger.notice("gate.request_too_large", metadata: ["method": "\(request.method)"])
@@ -126,10 +114,7 @@ public struct GateProxy: Sendable {
                 scanner: kind.mayCarryLaunchInBody ? LaunchPieceScanner() : nil
             )
         }
-        UpstreamClient.frame(&upstreamHeaders, bodyLength: hasBody ? announcedLength : (announcedLength == 0 ? 0 : nil), hasBody: hasBody)
-        let upstreamRequest = HTTPRequestHead(
-            version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: upstreamHeaders
-        )
+        let upstreamRequest = upstreamHead(request.head, target: target, session: session, hasBody: hasBody, announcedLength: announcedLength)
 
         let response: UpstreamResponse
         do {
@@ -145,40 +130,28 @@ public struct GateProxy: Sendable {
             case nil:
                 break
             }
-            let status = Self.status(for: error)
-            logger.error("gate.upstream_failed", metadata: [
-                "method": "\(request.method)", "status": "\(status.code)",
-                "error": "\(Self.errorCode(error))",
-            ])
-            return .refused(GateErrorResponse.make(status))
+            return .refused(GateErrorResponse.make(Self.failed(error, method: request.method, logger: logger)))
         }
 
-        var headers = HTTPFields()
-        for (name, value) in response.head.headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            headers.append(HTTPField(name: fieldName, value: value))
-        }
-        headers = IdentityHeaders.removingSpoofableFields(from: HopByHopHeaders.removing(from: headers))
-        let responseLength = headers[.contentLength].flatMap { Int($0) }
-        if let responseLength, responseLength > maximumResponseBodyBytes {
-            logger.error("gate.response_too_large", metadata: ["method": "\(request.method)", "status": "502"])
+        let head: HTTPResponse
+        let responseLength: Int?
+        switch plan(response.head, method: request.method, logger: logger) {
+        case .tooLarge:
+            response.release()
             return .refused(GateErrorResponse.make(.badGateway))
-        }
-        let status = HTTPResponse.Status(code: Int(response.head.status.code))
-        if let responseLength, responseLength <= responseBufferBytes, request.method != .head {
-            // Read whole before the client gets a byte: the upstream connection and the
-            // session's slot are free again however slowly the client reads.
+        case .whole(let planned, let length):
             do {
-                let whole = try await response.collect(upTo: responseLength)
-                return .upstream(Response(status: status, headers: headers, body: .init(byteBuffer: whole)))
+                let whole = try await response.collect(upTo: length)
+                return .upstream(Response(status: planned.status, headers: planned.headerFields, body: .init(byteBuffer: whole)))
             } catch {
-                let status = Self.status(for: error)
-                logger.error("gate.upstream_failed", metadata: [
-                    "method": "\(request.method)", "status": "\(status.code)", "error": "\(Self.errorCode(error))",
-                ])
-                return .refused(GateErrorResponse.make(status))
+                return .refused(GateErrorResponse.make(Self.failed(error, method: request.method, logger: logger)))
             }
+        case .stream(let planned, let length):
+            head = planned
+            responseLength = length
         }
+        let status = head.status
+        let headers = head.headerFields
         let limit = maximumResponseBodyBytes
         let writeTimeout = clientWriteTimeout
         let body = ResponseBody(contentLength: responseLength) { writer in
@@ -205,6 +178,77 @@ public struct GateProxy: Sendable {
             withExtendedLifetime(lease) {}
         }
         return .upstream(Response(status: status, headers: headers, body: body))
+    }
+
+    /// The request head that goes upstream: the client's target byte for byte, the client's
+    /// fields without hop-by-hop, forwarding and identity fields (``UpstreamRequestHeaders``),
+    /// the session's identity, and framing of the gate's own (``UpstreamClient/frame(_:bodyLength:hasBody:)``).
+    /// Both runners, the task and the event loop, build it here.
+    /// - Parameters:
+    ///   - request: The client's request head.
+    ///   - target: Its target, already found forwardable (``forwardableTarget(_:)``).
+    ///   - session: Its verified session.
+    ///   - hasBody: Whether a body follows.
+    ///   - announcedLength: The client's `Content-Length`, if any.
+    func upstreamHead(_ request: HTTPRequest, target: String, session: LaunchSession, hasBody: Bool, announcedLength: Int?) -> HTTPRequestHead {
+        let fields = UpstreamRequestHeaders.fields(
+            from: request.headerFields,
+            session: session,
+            includeAccessToken: passAccessToken,
+            publicURL: publicURL
+        )
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(fields.count + 1)
+        for field in fields {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        UpstreamClient.frame(&headers, bodyLength: hasBody ? announcedLength : (announcedLength == 0 ? 0 : nil), hasBody: hasBody)
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: headers)
+    }
+
+    /// What the gate does with an upstream response, decided from its head.
+    enum ResponsePlan {
+        /// Announced over ``GateConfiguration/maximumResponseBodyBytes``: 502 (logged).
+        case tooLarge
+        /// Read whole (its announced length, at most ``GateConfiguration/responseBufferBytes``)
+        /// before the client gets a byte, so the upstream connection and the session's slot
+        /// are free again however slowly the client reads.
+        case whole(HTTPResponse, length: Int)
+        /// Streamed, with its announced length if any.
+        case stream(HTTPResponse, length: Int?)
+    }
+
+    /// The client's response head for an upstream's (hop-by-hop and identity fields removed,
+    /// nothing added) and how its body goes: one decision for both runners.
+    /// - Parameters:
+    ///   - head: The upstream's response head.
+    ///   - method: The client's request method (a HEAD response has no body to read).
+    ///   - logger: Where a response too large is logged.
+    func plan(_ head: HTTPResponseHead, method: HTTPRequest.Method, logger: Logger) -> ResponsePlan {
+        var headers = HTTPFields()
+        for (name, value) in head.headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            headers.append(HTTPField(name: fieldName, value: value))
+        }
+        headers = IdentityHeaders.removingSpoofableFields(from: HopByHopHeaders.removing(from: headers))
+        let length = headers[.contentLength].flatMap { Int($0) }
+        if let length, length > maximumResponseBodyBytes {
+            logger.error("gate.response_too_large", metadata: ["method": "\(method)", "status": "502"])
+            return .tooLarge
+        }
+        let response = HTTPResponse(status: HTTPResponse.Status(code: Int(head.status.code)), headerFields: headers)
+        if let length, length <= responseBufferBytes, method != .head { return .whole(response, length: length) }
+        return .stream(response, length: length)
+    }
+
+    /// The gate's status for an exchange that failed (504 for a timeout, else 502), logged by
+    /// method, status and error code: never a header, cookie or body.
+    static func failed(_ error: any Error, method: HTTPRequest.Method, logger: Logger) -> HTTPResponse.Status {
+        let status = status(for: error)
+        logger.error("gate.upstream_failed", metadata: [
+            "method": "\(method)", "status": "\(status.code)", "error": "\(errorCode(error))",
+        ])
+        return status
     }
 
     /// Whether a request target may go upstream byte for byte: origin form (`/` first), and

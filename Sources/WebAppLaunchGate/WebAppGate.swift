@@ -33,6 +33,8 @@ public struct WebAppGate: Sendable {
     public let replayStore: any ReplayStore
     /// The client to the upstream (reverse proxy mode only).
     public let client: UpstreamClient?
+    /// The reverse proxy (its session slots shared by both of its runners), with ``client``.
+    let proxy: GateProxy?
     /// The gate's logger: never tokens, names, KVNRs, cookies or header values.
     public let logger: Logger
     /// The launch exchange for the app, its keys derived when the keyring loads; reloaded
@@ -74,13 +76,17 @@ public struct WebAppGate: Sendable {
             verification = .fixed(initial, name: "keyring")
         }
         if case .reverseProxy(let upstream) = configuration.mode {
+            let client: UpstreamClient
             do {
                 client = try GateProxy.makeClient(configuration: configuration, upstream: upstream)
             } catch {
                 throw ConfigurationError("the TLS context for the https upstream could not be created: \(error)")
             }
+            self.client = client
+            proxy = GateProxy(client: client, configuration: configuration, upstream: upstream)
         } else {
             client = nil
+            proxy = nil
         }
     }
 
@@ -132,17 +138,14 @@ public struct WebAppGate: Sendable {
         let readinessEndpoint = ReadinessEndpoint<WebAppRequestContext>(store: replayStore, readiness: readiness)  // `/readyz`, never proxied
         let verifying = ReloadingLaunchMiddleware(verification)
         switch configuration.mode {
-        case .reverseProxy(let upstream):
+        case .reverseProxy:
             router.add(middleware: GateResponseHeadersMiddleware(strictTransportSecurity: strictTransportSecurity) {
                 readinessEndpoint
                 verifying
             })
             // Every path and method goes upstream: the proxy is the last middleware and never
             // calls the router's own (empty) routes.
-            router.add(middleware: ProxyMiddleware(
-                proxy: GateProxy(client: client!, configuration: configuration, upstream: upstream),
-                security: securityHeaders
-            ))
+            router.add(middleware: ProxyMiddleware(proxy: proxy!, security: securityHeaders))
         case .authRequest:
             // Nothing is proxied in this shape: every answer is the gate's own.
             router.add(middleware: securityHeaders)
@@ -158,15 +161,25 @@ public struct WebAppGate: Sendable {
         return router
     }
 
-    /// The requests answered on the event loop (``LaunchFastPath``): in the auth_request shape,
-    /// nginx's `GET /auth` checks with a live session (``AuthRequestFastPathRoute``, the
-    /// endpoint's own decision); `nil` in the reverse-proxy shape, or when switched off
-    /// (``GateConfiguration/answersAuthRequestsOnEventLoop``).
+    /// The requests answered on the event loop (``LaunchFastPath``): in the reverse-proxy
+    /// shape, GETs with a live session on every path but `/readyz` (``ProxyFastPathRoute``);
+    /// in the auth_request shape, nginx's `GET /auth` checks with a live session
+    /// (``AuthRequestFastPathRoute``, the endpoint's own decision). `nil` when switched off
+    /// (``GateConfiguration/answersOnEventLoop``).
     func makeFastPath() -> LaunchFastPath? {
-        guard configuration.mode == .authRequest, configuration.answersAuthRequestsOnEventLoop else { return nil }
-        let route = AuthRequestFastPathRoute(verification: verification, endpoint: authRequestEndpoint)
-        return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
-            path.utf8.elementsEqual(AuthRequestEndpoint<WebAppRequestContext>.path.utf8) ? route : nil
+        guard configuration.answersOnEventLoop else { return nil }
+        let readiness = ReadinessEndpoint<WebAppRequestContext>.path
+        switch configuration.mode {
+        case .reverseProxy:
+            let route = ProxyFastPathRoute(verification: verification, proxy: proxy!)
+            return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
+                path.utf8.elementsEqual(readiness.utf8) ? nil : route
+            }
+        case .authRequest:
+            let route = AuthRequestFastPathRoute(verification: verification, endpoint: authRequestEndpoint)
+            return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
+                path.utf8.elementsEqual(AuthRequestEndpoint<WebAppRequestContext>.path.utf8) ? route : nil
+            }
         }
     }
 

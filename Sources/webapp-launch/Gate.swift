@@ -46,9 +46,9 @@ extension WebAppLaunchCommand {
 
         @Flag(
             inversion: .prefixedNo,
-            help: "With --auth-request: answer nginx's GET /auth checks with a live session on the connection's event loop; --no-event-loop-auth sends them through Hummingbird's request path. The same decision either way."
+            help: "Answer the hot requests on the connection's event loop: GETs with a live session relayed over an idle upstream connection of the same loop (reverse proxy), nginx's GET /auth checks with a live session (--auth-request). --no-event-loop-answers sends them through Hummingbird's request path. The same decision either way."
         )
-        var eventLoopAuth = true
+        var eventLoopAnswers = true
 
         @OptionGroup var keyring: KeyringOption
 
@@ -155,7 +155,7 @@ extension WebAppLaunchCommand {
             configuration.host = host
             configuration.port = port
             configuration.passAccessToken = passAccessToken
-            configuration.answersAuthRequestsOnEventLoop = eventLoopAuth
+            configuration.answersOnEventLoop = eventLoopAnswers
             configuration.unauthenticatedRedirect = redirect
             configuration.maximumRequestBodyBytes = maxRequestBody
             configuration.maximumResponseBodyBytes = maxResponseBody

@@ -22,9 +22,14 @@ struct BoundaryMatrixTests {
         /// whose memory store has its launches answered on the event loop.
         case serveOnHummingbirdPath
         /// `gate --auth-request` with nginx's `/auth` checks on Hummingbird's request path
-        /// (`--no-event-loop-auth`): the same entry point, so not in ``allCases``; the `/auth`
+        /// (`--no-event-loop-answers`): the same entry point, so not in ``allCases``; the `/auth`
         /// row runs it beside the default, whose checks with a session take the event loop.
         case gateAuthRequestOnHummingbirdPath
+        /// `gate --upstream` with its proxied GETs on Hummingbird's request path
+        /// (`--no-event-loop-answers`): the same entry point, so not in ``allCases``; the
+        /// proxied-identity row runs it beside the default, whose GETs with a session are
+        /// relayed on the event loop.
+        case gateReverseProxyOnHummingbirdPath
 
         static var allCases: [EntryPoint] { [.serve, .gateReverseProxy, .gateAuthRequest, .launcher] }
 
@@ -52,13 +57,14 @@ struct BoundaryMatrixTests {
                     + (self == .serveOnHummingbirdPath ? ["--no-event-loop-launches"] : [])
                     + (registry.map { ["--registry", $0] } ?? [])
                     + (publicURL.map { ["--app", "healthmagazin", "--public-url", $0] } ?? [])
-            case .gateReverseProxy:
+            case .gateReverseProxy, .gateReverseProxyOnHummingbirdPath:
                 return ["gate", "--app", "healthmagazin", "--public-url", gatePublicURL, "--host", host, "--port", "\(port)",
                         "--replay", "memory", "--upstream", "http://127.0.0.1:\(upstreamPort)"]
+                    + (self == .gateReverseProxyOnHummingbirdPath ? ["--no-event-loop-answers"] : [])
             case .gateAuthRequest, .gateAuthRequestOnHummingbirdPath:
                 return ["gate", "--app", "healthmagazin", "--public-url", gatePublicURL, "--host", host, "--port", "\(port)",
                         "--replay", "memory", "--auth-request"]
-                    + (self == .gateAuthRequestOnHummingbirdPath ? ["--no-event-loop-auth"] : [])
+                    + (self == .gateAuthRequestOnHummingbirdPath ? ["--no-event-loop-answers"] : [])
             case .launcher:
                 return ["launcher", "--issuer", "http://127.0.0.1:9", "--host", host, "--port", "\(port)"]
                     + (registry.map { ["--registry", $0] } ?? [])
@@ -99,7 +105,7 @@ struct BoundaryMatrixTests {
         defer { directory.remove() }
         let registry = try Self.registry(at: "https://magazin.example/", in: directory)
         let arguments = switch entry {
-        case .serve, .serveOnHummingbirdPath, .gateReverseProxy, .gateAuthRequest, .gateAuthRequestOnHummingbirdPath:
+        case .serve, .serveOnHummingbirdPath, .gateReverseProxy, .gateReverseProxyOnHummingbirdPath, .gateAuthRequest, .gateAuthRequestOnHummingbirdPath:
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), publicURL: "https://magazin.example/", registry: registry)
         case .launcher:
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), registry: registry)
@@ -301,7 +307,7 @@ struct BoundaryMatrixTests {
         let port = try freeLoopbackPort()
         var upstream: BackgroundSubprocess?
         var upstreamPort = 9
-        if entry == .gateReverseProxy {
+        if entry == .gateReverseProxy || entry == .gateReverseProxyOnHummingbirdPath {
             let started = try BackgroundSubprocess("/usr/bin/python3", [GateCommandTests.upstreamScript, "0"], standardErrorPath: directory.path("upstream.log"))
             upstreamPort = try #require(Int(try await started.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }.dropFirst("listening ".count)))
             upstream = started
@@ -381,6 +387,35 @@ struct BoundaryMatrixTests {
         #expect(spoofed.count == 2, "\(running.process.standardError)")
         #expect(spoofed.allSatisfy { $0.contains("hb.request.id=") } == (entry == .gateAuthRequestOnHummingbirdPath))
         #expect(try await running.process.stop(within: .seconds(10)) == 0)
+    }
+
+    // MARK: The reverse proxy's identity
+
+    @Test("the reverse proxy's GETs with a session: the app gets the session's identity only, never a client's identity field or the session cookie, on both of its paths",
+          arguments: [EntryPoint.gateReverseProxy, .gateReverseProxyOnHummingbirdPath])
+    func proxiedIdentity(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let running = try await Self.start(entry, in: directory)
+        let exchanged = try await Self.get(try await Self.mint(running, kvnumber: "A123456780"))
+        let cookie = try #require(exchanged.cookie, "\(running.process.standardError)")
+        // Three times: from the second on, an idle upstream connection is there to relay on.
+        for _ in 0..<3 {
+            let result = try await runSubprocess(
+                "/usr/bin/curl",
+                ["-s", "--max-time", "10", "-H", "Cookie: \(cookie); app=1", "-H", "X-WebApp-Launch-KVNR: B551029382", "-H", "X_WebApp_Launch_Subject: B551029382",
+                 running.appURL + "page?x=1"],
+                timeout: .seconds(15)
+            )
+            let echo = result.standardOutput
+            // The page shows the KVNRs it received masked (first and last character).
+            #expect(echo.contains(#"id="header-kvnr">A********0<"#) && echo.contains(#"id="header-subject">A********0<"#), "the session's KVNR reached the app: \(echo.prefix(300))")
+            #expect(!echo.contains("B********2") && !echo.contains("B551029382"), "a client's identity field reached the app")
+            #expect(!echo.contains(String(cookie.drop { $0 != "=" }.dropFirst())), "the session cookie reached the app")
+            #expect(echo.contains("app=1"), "the app's own cookie was dropped")
+        }
+        #expect(try await running.process.stop(within: .seconds(10)) == 0)
+        _ = try? await running.upstream?.stop(within: .seconds(5))
     }
 
     // MARK: Redirect targets

@@ -58,7 +58,7 @@ struct GateAuthFastPathTests {
         let cookie = Mutex("")
         try await withGate(mode: .authRequest, adjust: { $0.passAccessToken = passAccessToken }, logs: fastLogs) { fastURL, fastClient in
             try await withGate(
-                mode: .authRequest, adjust: { $0.passAccessToken = passAccessToken; $0.answersAuthRequestsOnEventLoop = false }, logs: slowLogs
+                mode: .authRequest, adjust: { $0.passAccessToken = passAccessToken; $0.answersOnEventLoop = false }, logs: slowLogs
             ) { slowURL, slowClient in
                 // One session for both gates: the same app keys seal and open it.
                 let session = try await fastClient.exchange(try GateFixtures.launchURL(for: fastURL))

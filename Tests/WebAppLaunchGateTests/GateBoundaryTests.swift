@@ -214,15 +214,20 @@ struct GateBoundaryTests {
         }
     }
 
-    @Test("one session's slow requests take at most its share of upstream connections: its next gets 429, another user is served")
-    func perSessionUpstreamBound() async throws {
+    @Test(
+        "one session's slow requests take at most its share of upstream connections: its next gets 429, another user is served (relayed on the event loop, or not)",
+        arguments: [true, false]
+    )
+    func perSessionUpstreamBound(eventLoop: Bool) async throws {
         let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
-            adjust: { $0.maximumUpstreamConnectionsPerSession = 2; $0.maximumUpstreamConnections = 3 }
+            adjust: { $0.maximumUpstreamConnectionsPerSession = 2; $0.maximumUpstreamConnections = 3; $0.answersOnEventLoop = eventLoop }
         ) { publicURL, client in
             let cookieA = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             let cookieB = try await client.exchange(try GateFixtures.launchURL(for: publicURL, user: GateFixtures.userB))
+            // An idle upstream connection, for the first slow request to be relayed on.
+            #expect(try await client.send(publicURL.description, headers: [("Cookie", cookieB)]).status == 200)
             let slow = publicURL.description + "slow?seconds=2"
             async let first = client.send(slow, headers: [("Cookie", cookieA)])
             async let second = client.send(slow, headers: [("Cookie", cookieA)])
@@ -264,14 +269,19 @@ private final class StalledClient {
 }
 
 extension GateBoundaryTests {
-    @Test("a client that stops reading a large streamed response loses it at the write deadline, and its session's upstream slot is free again")
-    func clientWriteDeadline() async throws {
+    @Test(
+        "a client that stops reading a large streamed response loses it at the write deadline, and its session's upstream slot is free again (relayed on the event loop, or not)",
+        arguments: [true, false]
+    )
+    func clientWriteDeadline(eventLoop: Bool) async throws {
         let upstream = try await EchoUpstream()
         try await withGate(
             mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
-            adjust: { $0.maximumUpstreamConnectionsPerSession = 1; $0.clientWriteTimeout = .seconds(1) }
+            adjust: { $0.maximumUpstreamConnectionsPerSession = 1; $0.clientWriteTimeout = .seconds(1); $0.answersOnEventLoop = eventLoop }
         ) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            // An idle upstream connection, for the stalled request to be relayed on.
+            #expect(try await client.send(publicURL.description, headers: [("Cookie", cookie)]).status == 200)
             let stalled = try StalledClient(port: try #require(publicURL.port), target: "/big?bytes=67108864", cookie: cookie)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await client.send(publicURL.description, headers: [("Cookie", cookie)]).status == 429, "the stalled response holds the session's slot")

@@ -163,6 +163,27 @@ struct UpstreamPoolStateMachineTests {
         #expect(pool.leaseConnection(Self.request(6), on: L(value: 3)) == .connect(C(value: 4)))
     }
 
+    @Test("the event-loop proxy's lease takes an idle connection only (its loop's first), never connects, and changes nothing without one")
+    func idleOnlyLease() {
+        typealias L = Machine.LoopID
+        var pool = Machine(maximumConnections: 3)
+        #expect(pool.leaseIdleConnection(preferring: L(value: 1)) == nil, "room for a new connection is not its to take")
+        #expect(pool.connections.isEmpty)
+        for n in 0..<2 {
+            #expect(pool.leaseConnection(Self.request(n)) == .connect(C(value: n)))
+            #expect(pool.connectionEstablished(C(value: n)) == true)
+        }
+        _ = pool.releaseConnection(C(value: 0), reusable: true, loop: L(value: 1), at: Self.released)
+        _ = pool.releaseConnection(C(value: 1), reusable: true, loop: L(value: 2), at: Self.released)
+        #expect(pool.leaseIdleConnection(preferring: L(value: 1)) == C(value: 0), "its own loop's, though not the most recent")
+        #expect(pool.leaseIdleConnection(preferring: L(value: 1)) == C(value: 1), "then any idle one")
+        #expect(pool.leaseIdleConnection(preferring: L(value: 1)) == nil)
+        #expect(pool.connections.count == 2 && pool.connections.values.allSatisfy { $0 == .leased })
+        _ = pool.releaseConnection(C(value: 0), reusable: true, loop: L(value: 1), at: Self.released)
+        _ = pool.shutDown()
+        #expect(pool.leaseIdleConnection(preferring: L(value: 1)) == nil, "nothing after shutdown")
+    }
+
     @Test("an idle connection released before the cutoff is expired (closed, room freed); newer ones and leased ones stay")
     func idleExpiry() {
         var pool = Machine(maximumConnections: 3)

@@ -201,6 +201,38 @@ struct LaunchFastPathStateTests {
         #expect(state.head(answerable: true) == .hold)
     }
 
+    @Test("while a relayed answer is written every later part waits, answerable or not; then the next request may be answered again")
+    func waitsWhileRelaying() {
+        var state = LaunchFastPathState()
+        #expect(state.head(answerable: true) == .hold)
+        #expect(state.end() == .answer)
+        state.relayStarted()
+        #expect(!state.mayAnswer, "a second answer would overtake the relayed one")
+        #expect(state.head(answerable: false) == .wait, "Hummingbird's answer would overtake the relayed one")
+        #expect(state.body() == .wait)
+        #expect(state.end() == .wait)
+        #expect(state.owedResponses == 0, "a waiting request owes nothing yet")
+        state.relayEnded()
+        #expect(state.mayAnswer)
+        #expect(state.head(answerable: false) == .pass)
+        #expect(state.owedResponses == 1)
+    }
+
+    @Test("a relayed request passed on to Hummingbird owes its response from then on")
+    func relayPassedOn() {
+        var state = LaunchFastPathState()
+        #expect(state.head(answerable: true) == .hold)
+        #expect(state.end() == .answer)
+        state.relayStarted()
+        state.relayPassedOn()
+        #expect(state.owedResponses == 1)
+        #expect(!state.mayAnswer, "its response is still owed")
+        #expect(state.head(answerable: true) == .pass)
+        state.passedResponseEnded()
+        state.passedResponseEnded()
+        #expect(state.mayAnswer)
+    }
+
     @Test("a request that is not an answerable launch is always passed on")
     func passesOthers() {
         var state = LaunchFastPathState()

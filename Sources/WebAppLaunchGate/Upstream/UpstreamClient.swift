@@ -255,34 +255,56 @@ final class UpstreamResponse: Sendable {
         self.pool = pool
     }
 
-    /// The next body bytes; an empty array at the end of the body. Read by one task at a time.
-    func nextChunks() async throws -> [ByteBuffer] {
-        if ended.load(ordering: .acquiring) { return [] }
-        if givenBack.load(ordering: .acquiring) { throw UpstreamClientError.connectionClosed }
-        let read = try await connection.nextChunks()
-        if read.end {
-            ended.store(true, ordering: .releasing)
-            giveBack(reusable: read.reusable)
+    /// The next body bytes; an empty array at the end of the body. Read by one reader at a
+    /// time; completes on the connection's event loop (at once when called there and bytes
+    /// are buffered), so the event-loop proxy reads without leaving its thread.
+    func nextChunksOnLoop() -> EventLoopFuture<[ByteBuffer]> {
+        let loop = connection.channel.eventLoop
+        if ended.load(ordering: .acquiring) { return loop.makeSucceededFuture([]) }
+        if givenBack.load(ordering: .acquiring) { return loop.makeFailedFuture(UpstreamClientError.connectionClosed) }
+        return connection.nextChunks().map { read in
+            if read.end {
+                self.ended.store(true, ordering: .releasing)
+                self.giveBack(reusable: read.reusable)
+            }
+            return read.chunks
         }
-        return read.chunks
     }
 
     /// The whole body, when it has at most `limit` bytes (else ``UpstreamClientError/bodyTooLarge``).
-    func collect(upTo limit: Int) async throws -> ByteBuffer {
-        var whole: ByteBuffer?
-        while true {
-            let chunks = try await nextChunks()
-            if chunks.isEmpty { break }
-            for var chunk in chunks {
-                guard (whole?.readableBytes ?? 0) + chunk.readableBytes <= limit else {
-                    release()
-                    throw UpstreamClientError.bodyTooLarge
+    func collectOnLoop(upTo limit: Int) -> EventLoopFuture<ByteBuffer> {
+        let promise = connection.channel.eventLoop.makePromise(of: ByteBuffer.self)
+        collect(into: nil, upTo: limit, promise: promise)
+        return promise.futureResult
+    }
+
+    private func collect(into whole: ByteBuffer?, upTo limit: Int, promise: EventLoopPromise<ByteBuffer>) {
+        nextChunksOnLoop().whenComplete { result in
+            switch result {
+            case .failure(let error):
+                promise.fail(error)
+            case .success(let chunks) where chunks.isEmpty:
+                promise.succeed(whole ?? ByteBuffer())
+            case .success(let chunks):
+                var whole = whole
+                for var chunk in chunks {
+                    guard (whole?.readableBytes ?? 0) + chunk.readableBytes <= limit else {
+                        self.release()
+                        promise.fail(UpstreamClientError.bodyTooLarge)
+                        return
+                    }
+                    if whole == nil { whole = chunk } else { whole!.writeBuffer(&chunk) }
                 }
-                if whole == nil { whole = chunk } else { whole!.writeBuffer(&chunk) }
+                self.collect(into: whole, upTo: limit, promise: promise)
             }
         }
-        return whole ?? ByteBuffer()
     }
+
+    /// The next body bytes, for a task (``nextChunksOnLoop()``).
+    func nextChunks() async throws -> [ByteBuffer] { try await nextChunksOnLoop().get() }
+
+    /// The whole body, for a task (``collectOnLoop(upTo:)``).
+    func collect(upTo limit: Int) async throws -> ByteBuffer { try await collectOnLoop(upTo: limit).get() }
 
     /// Done with the response before (or after) its end: an unfinished exchange closes the
     /// connection; after the end this does nothing.

@@ -32,8 +32,8 @@ final class UpstreamConnection: Sendable {
 
     /// The next response body bytes; at the end, also whether the connection may be reused
     /// (it is idle again, or being closed).
-    func nextChunks() async throws -> UpstreamConnectionHandler.BodyRead {
-        try await onLoop { $0.nextChunks() }.get()
+    func nextChunks() -> EventLoopFuture<UpstreamConnectionHandler.BodyRead> {
+        onLoop { $0.nextChunks() }
     }
 
     /// Closes the connection, failing whatever waits on it.

@@ -112,6 +112,19 @@ final class UpstreamPool: Sendable {
         }
     }
 
+    /// An idle connection, leased now, for a request that runs on `loop`; `nil` when there is
+    /// none (nothing is opened and nothing waits). One on that loop is preferred: the whole
+    /// exchange then stays on the loop's thread.
+    func leaseIdle(preferring loop: any EventLoop) -> UpstreamConnection? {
+        let (connection, expired) = state.withLock { state -> (UpstreamConnection?, [UpstreamConnection]) in
+            let expired = expireIdleConnections(&state)
+            guard let id = state.machine.leaseIdleConnection(preferring: Self.loopID(loop)) else { return (nil, expired) }
+            return (state.connections[id], expired)
+        }
+        for connection in expired { connection.close(UpstreamClientError.connectionClosed) }
+        return connection
+    }
+
     /// Gives a leased connection back: kept for the next request (or handed to the longest
     /// waiter) when its exchange ended cleanly, closed otherwise.
     /// - Parameters:

@@ -133,6 +133,17 @@ struct UpstreamPoolStateMachine: Sendable {
         return nil
     }
 
+    /// An idle connection for a request that runs on `loop` (one on that loop preferred, the
+    /// most recently used first), or `nil` (and nothing changed): the event-loop proxy's lease,
+    /// which never connects or waits (its request goes to the task-based proxy instead, which
+    /// may). It cannot overtake a waiter either: while requests wait, no connection is idle.
+    mutating func leaseIdleConnection(preferring loop: LoopID) -> ConnectionID? {
+        guard !isShutDown, let index = idleConnections.lastIndex(where: { $0.loop == loop }) ?? idleConnections.indices.last else { return nil }
+        let connection = idleConnections.remove(at: index).connection
+        connections[connection] = .leased
+        return connection
+    }
+
     /// A connection attempt succeeded: its requester uses it, unless the pool shut down
     /// meanwhile (then the returned action closes it and the requester fails).
     /// - Returns: Whether the requester may use it.

@@ -4,12 +4,14 @@ import Logging
 /// A path whose requests ``LaunchFastPath`` may answer on the connection's event loop, when
 /// the whole decision is synchronous and known from the request head.
 ///
-/// Two kinds exist, each calling the one decision its Hummingbird middleware calls, so the
-/// two runners cannot drift: an app's launch route (``LaunchFastPath/Route``: verify, claim
-/// in a store that never waits, 303 with the session) and the gate's nginx `auth_request`
-/// check (a live session and the endpoint's rules, 202 with the identity headers).
+/// Each kind calls the one decision its Hummingbird middleware calls, so the two runners
+/// cannot drift: an app's launch route (``LaunchFastPath/Route``: verify, claim in a store
+/// that never waits, 303 with the session), the gate's nginx `auth_request` check (a live
+/// session and the endpoint's rules, 202 with the identity headers) and the gate's reverse
+/// proxy (a live session, relayed to the upstream over a kept-alive connection of the same
+/// event loop: ``FastPathAnswer/relayed(_:)``).
 public protocol FastPathRoute: AnyObject, Sendable {
-    /// The answer to a GET without a body, decided now; `nil` sends the request on to
+    /// The answer to a GET without a body, decided at its head; `nil` sends the request on to
     /// Hummingbird, which answers it as it always did (so a route only takes the requests
     /// whose answer it shares with Hummingbird's path, and leaves the rest).
     /// - Parameters:
@@ -19,5 +21,5 @@ public protocol FastPathRoute: AnyObject, Sendable {
     ///   - logger: Where the decision is logged, as the middleware logs it.
     /// - Returns: The answer, or `nil` to pass the request on.
     /// - Throws: When the answer cannot be made (the runner answers 500, as Hummingbird does).
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> LaunchAnswer?
+    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> FastPathAnswer?
 }

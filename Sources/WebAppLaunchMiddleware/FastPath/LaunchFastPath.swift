@@ -10,7 +10,8 @@ import Logging
 /// launch (a GET to an app's own path whose query carries `launch`) in the channel
 /// pipeline. Everything else, and every launch whose store waits, goes on to Hummingbird as
 /// before. The gate's nginx `auth_request` check (`GET /auth` with a live session) takes the
-/// same path: any synchronous ``FastPathRoute`` can.
+/// same path, and so do the gate's proxied GETs, whose answer is relayed from an upstream
+/// connection when it comes (``FastPathAnswer/relayed(_:)``): any ``FastPathRoute`` can.
 ///
 /// It is the same exchange, not a second one: ``LaunchExchange`` decides and logs for both
 /// runners, ``LaunchRequestKind`` says what a launch is for both, and the response carries
@@ -39,14 +40,17 @@ public struct LaunchFastPath: Sendable {
 
         /// Exchanges a query launch (``LaunchRequestKind/queryLaunch``) with a claim that
         /// never waits; any other request to the path is passed on.
-        public func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> LaunchAnswer? {
+        public func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> FastPathAnswer? {
             guard let query,
                 LaunchRequestKind(method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: [self.path])
                     == .queryLaunch
             else { return nil }
-            return try exchange.exchange(query: query, headers: request.headerFields, store: store, logger: logger)
+            return .now(try exchange.exchange(query: query, headers: request.headerFields, store: store, logger: logger))
         }
     }
+
+    /// What a route's error is answered with, as on Hummingbird's path.
+    static let internalError = LaunchAnswer(status: .internalServerError, headerFields: [:])
 
     /// The route of an exact request path, looked up per request (so a reload's keys apply
     /// from the next request on), or `nil` to pass the request on.
@@ -79,7 +83,7 @@ public struct LaunchFastPath: Sendable {
     /// type and answered 500, as on Hummingbird's path.
     /// - Parameter request: The request head.
     /// - Returns: The answer, or `nil` to pass the request on.
-    func answer(for request: HTTPRequest) -> LaunchAnswer? {
+    func answer(for request: HTTPRequest) -> FastPathAnswer? {
         guard request.method == .get, let target = request.path else { return nil }
         let fields = request.headerFields
         // A body, or a connection option other than keep-alive (`close`, an upgrade), is
@@ -96,7 +100,7 @@ public struct LaunchFastPath: Sendable {
             return try route.answer(request, path: path, query: query, logger: logger)
         } catch {
             logger.error("request.failed", metadata: ["error_type": "\(String(describing: type(of: error)))"])
-            return LaunchAnswer(status: .internalServerError, headerFields: [:])
+            return .now(Self.internalError)
         }
     }
 }

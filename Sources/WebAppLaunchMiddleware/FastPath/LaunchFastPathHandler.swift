@@ -5,11 +5,16 @@ import NIOHTTPTypes
 
 /// The runner of ``LaunchFastPath`` in one connection's pipeline, between Hummingbird's
 /// connection state handler and its async channel: it answers the requests a route answers
-/// (launches, the gate's `/auth`) when ``LaunchFastPathState`` lets it, and hands every other
-/// part on untouched.
+/// (launches, the gate's `/auth`, the gate's proxied requests) when ``LaunchFastPathState``
+/// lets it, and hands every other part on untouched.
 ///
 /// Sitting after the connection state handler, its requests and answers count for the idle
 /// timeout, `Connection: close` and graceful shutdown as Hummingbird's do.
+///
+/// A relayed answer (``FastPathAnswer/relayed(_:)``) is written when it comes; a streamed body
+/// is read one piece at a time, each written and taken by the socket before the next is asked
+/// for. Meanwhile the connection's later parts wait here and the socket is not read: the
+/// client's pipelined requests are answered in their order.
 final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -19,7 +24,16 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let fastPath: LaunchFastPath
     private var state = LaunchFastPathState()
     /// The answer of the request held from its head to its end, decided at its head.
-    private var held: LaunchAnswer?
+    private var held: FastPathAnswer?
+    /// The held request's head, while its answer may still be passed on to Hummingbird.
+    private var heldHead: HTTPRequest?
+    /// Parts that arrived while a relayed answer was written, in their order.
+    private var waiting = CircularBuffer<NIOAny>()
+    /// A streamed relayed body being written; let go of when the connection closes.
+    private var source: (any RelayedBodySource)?
+    /// A read of the socket asked for while relaying, issued once the answer is written.
+    private var readPending = false
+    private var isActive = true
     private var needsFlush = false
 
     init(_ fastPath: LaunchFastPath) {
@@ -27,13 +41,52 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        process(data, context: context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { state.passedResponseEnded() }
+        context.write(data, promise: promise)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // While an answer is relayed, the client's next requests stay in the socket.
+        if state.isRelaying {
+            readPending = true
+            return
+        }
+        context.read()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isActive = false
+        letGoOfSource()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        isActive = false
+        letGoOfSource()
+    }
+
+    // MARK: Requests
+
+    private func process(_ data: NIOAny, context: ChannelHandlerContext) {
         let action: LaunchFastPathState.Action
         switch unwrapInboundIn(data) {
         case .head(let request):
             // Decided at the head: a GET without a body ends right after it.
             let answer = state.mayAnswer ? fastPath.answer(for: request) : nil
             action = state.head(answerable: answer != nil)
-            if action == .hold { held = answer }
+            if action == .hold {
+                held = answer
+                heldHead = request
+            }
         case .body:
             action = state.body()
         case .end:
@@ -42,27 +95,29 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         switch action {
         case .pass: context.fireChannelRead(data)
         case .hold, .drop: break
+        case .wait: waiting.append(data)
         case .answer: answerHeld(context: context)
         }
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { state.passedResponseEnded() }
-        context.write(data, promise: promise)
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        if needsFlush {
-            needsFlush = false
-            context.flush()
-        }
-        context.fireChannelReadComplete()
     }
 
     private func answerHeld(context: ChannelHandlerContext) {
         guard let answer = held else { return }
         held = nil
-        // In the order Hummingbird writes them: the answer's, its length, the listener's, `Date`.
+        switch answer {
+        case .now(let own):
+            heldHead = nil
+            write(own, context: context)
+        case .relayed(let future):
+            state.relayStarted()
+            future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+                self.relayed(result, context: context)
+            }
+        }
+    }
+
+    /// Writes an answer of ours: in the order Hummingbird writes them, the answer's fields,
+    /// its length, the listener's, `Date`.
+    private func write(_ answer: LaunchAnswer, context: ChannelHandlerContext) {
         var headerFields = answer.headerFields
         headerFields[.contentLength] = String(answer.body.readableBytes)
         for field in fastPath.responseFields { headerFields[fields: field.name] = [field] }
@@ -71,5 +126,123 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(answer.body)), promise: nil) }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
+    }
+
+    // MARK: Relayed answers
+
+    private func relayed(_ result: Result<RelayedAnswer, any Error>, context: ChannelHandlerContext) {
+        let answer: RelayedAnswer
+        switch result {
+        case .success(let relayed): answer = relayed
+        case .failure(let error):
+            fastPath.logger.error("request.failed", metadata: ["error_type": "\(String(describing: type(of: error)))"])
+            answer = .own(LaunchFastPath.internalError)
+        }
+        guard isActive else {
+            if case .response(_, .stream(let source)) = answer { source.abandon() }
+            return
+        }
+        switch answer {
+        case .own(let own):
+            write(own, context: context)
+            relayEnded(context: context)
+        case .response(var head, .whole(let body)):
+            // As Hummingbird sends any response: its length when it has none, `Date` set.
+            if head.headerFields[.contentLength] == nil { head.headerFields[.contentLength] = String(body.readableBytes) }
+            head.headerFields[.date] = HTTPDateCache.shared.value
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+            context.write(wrapOutboundOut(.end(nil)), promise: nil)
+            needsFlush = true
+            relayEnded(context: context)
+        case .response(var head, .stream(let source)):
+            head.headerFields[.date] = HTTPDateCache.shared.value
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            self.source = source
+            pump(source, context: context)
+        case .passOn:
+            guard let request = heldHead else { return }
+            heldHead = nil
+            state.relayPassedOn()
+            context.fireChannelRead(wrapInboundOut(.head(request)))
+            context.fireChannelRead(wrapInboundOut(.end(nil)))
+            context.fireChannelReadComplete()
+            resume(context: context)
+        }
+    }
+
+    /// Writes the source's next bytes once the socket took the last ones, within the source's
+    /// write timeout; the end ends the relay, a failure or a timeout closes the connection.
+    private func pump(_ source: any RelayedBodySource, context: ChannelHandlerContext) {
+        context.flush()
+        source.next().hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+            guard self.isActive, self.source === source else { return }
+            switch result {
+            case .success(let chunks) where chunks.isEmpty:
+                self.source = nil
+                context.write(self.wrapOutboundOut(.end(nil)), promise: nil)
+                self.needsFlush = true
+                self.relayEnded(context: context)
+            case .success(let chunks):
+                for chunk in chunks.dropLast() { context.write(self.wrapOutboundOut(.body(chunk)), promise: nil) }
+                let written = context.eventLoop.makePromise(of: Void.self)
+                context.writeAndFlush(self.wrapOutboundOut(.body(chunks[chunks.count - 1])), promise: written)
+                let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: source.writeTimeout) {
+                    // The client stopped reading: the response is cut off, the source let go.
+                    self.letGoOfSource()
+                    context.close(promise: nil)
+                }
+                written.futureResult.assumeIsolated().whenComplete { written in
+                    deadline.cancel()
+                    guard self.isActive, self.source === source else { return }
+                    switch written {
+                    case .success: self.pump(source, context: context)
+                    case .failure:
+                        self.letGoOfSource()
+                        context.close(promise: nil)
+                    }
+                }
+            case .failure:
+                // Its head is sent: past the body's limit, or the source failed, it is cut off.
+                self.letGoOfSource()
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    private func relayEnded(context: ChannelHandlerContext) {
+        heldHead = nil
+        state.relayEnded()
+        resume(context: context)
+    }
+
+    /// The parts that waited arrive again, in their order, until one starts another relay;
+    /// then the socket is read again if it was asked for meanwhile.
+    private func resume(context: ChannelHandlerContext) {
+        var passed = false
+        while !state.isRelaying, let data = waiting.popFirst() {
+            passed = true
+            process(data, context: context)
+        }
+        // The async channel delivers what it was given at a read's completion.
+        if passed { context.fireChannelReadComplete() }
+        flushIfNeeded(context: context)
+        if !state.isRelaying, readPending {
+            readPending = false
+            context.read()
+        }
+    }
+
+    private func letGoOfSource() {
+        guard let source else { return }
+        self.source = nil
+        source.abandon()
+    }
+
+    private func flushIfNeeded(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
     }
 }

@@ -17,6 +17,9 @@ struct LaunchFastPathState: Sendable, Equatable {
         case drop
         /// The held request ended: answer it now.
         case answer
+        /// Keep the part: a relayed answer is being written. It arrives again after
+        /// ``relayEnded()`` or ``relayPassedOn()``.
+        case wait
     }
 
     /// Requests passed on whose response has not ended.
@@ -24,13 +27,17 @@ struct LaunchFastPathState: Sendable, Equatable {
     /// Whether a held request is being read.
     private(set) var isHolding = false
 
+    /// Whether a relayed answer is being written.
+    private(set) var isRelaying = false
+
     /// Whether the next request may be answered here (only then is its route looked up).
-    var mayAnswer: Bool { owedResponses == 0 && !isHolding }
+    var mayAnswer: Bool { owedResponses == 0 && !isHolding && !isRelaying }
 
     /// A request head arrived.
     /// - Parameter answerable: Whether it is a launch the fast path can exchange.
-    /// - Returns: ``Action/hold`` or ``Action/pass``.
+    /// - Returns: ``Action/hold`` or ``Action/pass`` (``Action/wait`` while relaying).
     mutating func head(answerable: Bool) -> Action {
+        if isRelaying { return .wait }
         if answerable && mayAnswer {
             isHolding = true
             return .hold
@@ -40,17 +47,37 @@ struct LaunchFastPathState: Sendable, Equatable {
     }
 
     /// A body part arrived.
-    /// - Returns: ``Action/drop`` for a held request, else ``Action/pass``.
+    /// - Returns: ``Action/drop`` for a held request, else ``Action/pass`` (``Action/wait``
+    ///   while relaying).
     func body() -> Action {
-        isHolding ? .drop : .pass
+        if isRelaying { return .wait }
+        return isHolding ? .drop : .pass
     }
 
     /// A request's end arrived.
-    /// - Returns: ``Action/answer`` for a held request, else ``Action/pass``.
+    /// - Returns: ``Action/answer`` for a held request, else ``Action/pass`` (``Action/wait``
+    ///   while relaying).
     mutating func end() -> Action {
+        if isRelaying { return .wait }
         guard isHolding else { return .pass }
         isHolding = false
         return .answer
+    }
+
+    /// The answer of the request that just ended is relayed: it is written later.
+    mutating func relayStarted() {
+        isRelaying = true
+    }
+
+    /// The relayed answer was written to its end (or the connection closed).
+    mutating func relayEnded() {
+        isRelaying = false
+    }
+
+    /// The relayed request goes to Hummingbird after all: it owes its response from now on.
+    mutating func relayPassedOn() {
+        isRelaying = false
+        owedResponses += 1
     }
 
     /// Hummingbird wrote the end of a response: one passed request less is owed.
