@@ -306,6 +306,36 @@ struct UpstreamClientTests {
         }
     }
 
+    @Test("the read timeout measures silence: a body that keeps coming outlasts it many times over; a pause longer than it ends the exchange")
+    func readTimeoutMeasuresSilence() async throws {
+        let steady = (0..<6).map { _ in (Duration.milliseconds(200), "x") }
+        try await Self.withScriptedUpstream(maximumConnections: 1, readTimeout: .milliseconds(500), answer: { _, target in
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n"
+            return target == "/steady"
+                ? .trickle([(.zero, head)] + steady)
+                : .trickle([(.zero, head + "x"), (.milliseconds(200), "x"), (.milliseconds(1500), "xxxx")])
+        }) { upstream, client in
+            let started = ContinuousClock.now
+            let whole = try await Self.get(client, "/steady", within: .seconds(5))
+            #expect(whole.body == "xxxxxx", "a body arriving every 200 ms took 1.2 s in all, never 500 ms of silence")
+            #expect(ContinuousClock.now - started >= .milliseconds(1100))
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/pauses", headers: ["Host": "upstream"])
+            let pausing = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            var received = ""
+            let paused = ContinuousClock.now
+            await #expect(throws: UpstreamClientError.readTimeout) {
+                while true {
+                    let chunks = try await pausing.nextChunks()
+                    if chunks.isEmpty { break }
+                    received += chunks.map { String(buffer: $0) }.joined()
+                }
+            }
+            #expect(received == "xx", "the bytes before the pause were delivered")
+            #expect(ContinuousClock.now - paused < .milliseconds(1400), "the timeout came at 500 ms of silence, not at the next byte (1.5 s)")
+            pausing.release()
+        }
+    }
+
     @Test("no response head before the deadline, a silent body, or no free connection in time: each is a timeout")
     func timeouts() async throws {
         try await Self.withScriptedUpstream(maximumConnections: 1, readTimeout: .milliseconds(500), answer: { _, target in

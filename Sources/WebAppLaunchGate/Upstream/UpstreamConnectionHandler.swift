@@ -4,7 +4,7 @@ import NIOHTTP1
 /// One upstream connection's exchange, on its event loop: at most one request at a time, its
 /// response head handed over by a promise, its body pulled by the reader with backpressure
 /// (the socket is not read while a full buffer waits for the reader), its timeouts as
-/// scheduled tasks on the loop.
+/// deadlines checked by one timer on the loop.
 ///
 /// Whether the connection may serve another request is decided here, from what was seen on
 /// the wire: the request was written to its end, the response ended with framing of its own
@@ -53,8 +53,16 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
     private var poisoned = false
     private var requestIsHead = false
     private var responseKeepsAlive = false
-    private var headTimer: Scheduled<Void>?
-    private var readTimer: Scheduled<Void>?
+    /// When the response head must have come, while it is awaited.
+    private var headDeadline: NIODeadline?
+    /// When the upstream's silence ends the exchange, while it is being read.
+    private var readDeadline: NIODeadline?
+    /// One timer for both deadlines, kept across exchanges: a deadline that moves later (every
+    /// chunk moves the read deadline) leaves it alone, and when it fires early it looks again
+    /// and sleeps until the deadline now due. So an exchange costs a clock read per event, not
+    /// a timer scheduled and cancelled per chunk (a tenth of the proxy's CPU when it did).
+    private var timer: Scheduled<Void>?
+    private var timerDeadline = NIODeadline.distantFuture
 
     /// - Parameters:
     ///   - readTimeout: How long the upstream may stay silent while the gate waits for its
@@ -88,9 +96,8 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
         requestEnded = false
         requestIsHead = head.method == .HEAD
         responseKeepsAlive = false
-        headTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: responseDeadline) { [self] in
-            fail(UpstreamClientError.responseHeadTimeout)
-        }
+        headDeadline = responseDeadline
+        scheduleTimer()
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if !sendsBody {
             requestEnded = true
@@ -136,8 +143,7 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
             // The reader is behind: stop reading the socket (TCP pushes back on the upstream),
             // and stop the read clock, which measures the upstream's silence, not the reader's.
             readWithheld = true
-            readTimer?.cancel()
-            readTimer = nil
+            readDeadline = nil
             return
         }
         context.read()
@@ -147,8 +153,7 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
         let part = unwrapInboundIn(data)
         switch (phase, part) {
         case (.awaitingHead(let promise), .head(let head)):
-            headTimer?.cancel()
-            headTimer = nil
+            headDeadline = nil
             guard head.status != .switchingProtocols else {
                 fail(UpstreamClientError.invalidResponse)
                 return
@@ -242,22 +247,45 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
     }
 
     private func armReadTimer() {
-        readTimer?.cancel()
-        guard let context else { return }
-        readTimer = context.eventLoop.assumeIsolated().scheduleTask(in: readTimeout) { [self] in
-            fail(UpstreamClientError.readTimeout)
-        }
+        readDeadline = .now() + readTimeout
+        scheduleTimer()
     }
 
+    /// Nothing is awaited any more; the timer, if any, finds nothing due when it fires.
     private func cancelTimers() {
-        headTimer?.cancel()
-        headTimer = nil
-        readTimer?.cancel()
-        readTimer = nil
+        headDeadline = nil
+        readDeadline = nil
+    }
+
+    /// Makes sure the timer fires no later than the earliest deadline.
+    private func scheduleTimer() {
+        guard let context else { return }
+        let earliest = min(headDeadline ?? .distantFuture, readDeadline ?? .distantFuture)
+        guard earliest < .distantFuture else { return }
+        if timer != nil, timerDeadline <= earliest { return }
+        timer?.cancel()
+        timerDeadline = earliest
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: earliest) { [self] in timerFired() }
+    }
+
+    private func timerFired() {
+        timer = nil
+        timerDeadline = .distantFuture
+        let now = NIODeadline.now()
+        if let headDeadline, headDeadline <= now {
+            fail(UpstreamClientError.responseHeadTimeout)
+        } else if let readDeadline, readDeadline <= now {
+            fail(UpstreamClientError.readTimeout)
+        } else {
+            scheduleTimer()
+        }
     }
 
     private func fail(_ error: any Error) {
         cancelTimers()
+        // The connection is done: its timer goes with it.
+        timer?.cancel()
+        timer = nil
         if case .ended = phase {
             // The response is whole and stays readable; the connection is done.
             poisoned = true

@@ -20,6 +20,8 @@ final class ScriptedUpstream: Sendable {
         case bytesThenClose(String)
         /// These bytes after a delay.
         case delayed(Duration, String)
+        /// Pieces, each after its delay from the one before.
+        case trickle([(Duration, String)])
         /// Nothing, ever.
         case silence
         /// The connection closed at once, nothing sent: an upstream whose keep-alive timeout
@@ -139,6 +141,15 @@ private final class ScriptedHandler: ChannelInboundHandler {
             context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(delay)) { [self] in
                 inFlight -= 1
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text)), promise: nil)
+            }
+        case .trickle(let pieces):
+            inFlight -= 1
+            var delay = Duration.zero
+            for (after, text) in pieces {
+                delay += after
+                context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(delay)) {
+                    context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: text)), promise: nil)
+                }
             }
         case .silence:
             break
