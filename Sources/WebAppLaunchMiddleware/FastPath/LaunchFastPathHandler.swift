@@ -161,7 +161,11 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
             self.source = source
             pump(source, context: context)
         case .passOn:
-            guard let request = heldHead else { return }
+            guard let request = heldHead else {
+                // Nothing to pass on (never: the head is kept until the relay ends): fail closed.
+                context.close(promise: nil)
+                return
+            }
             heldHead = nil
             state.relayPassedOn()
             context.fireChannelRead(wrapInboundOut(.head(request)))
