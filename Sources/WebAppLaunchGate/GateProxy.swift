@@ -191,17 +191,12 @@ public struct GateProxy: Sendable {
     ///   - hasBody: Whether a body follows.
     ///   - announcedLength: The client's `Content-Length`, if any.
     func upstreamHead(_ request: HTTPRequest, target: String, session: LaunchSession, hasBody: Bool, announcedLength: Int?) -> HTTPRequestHead {
-        let fields = UpstreamRequestHeaders.fields(
+        var headers = UpstreamRequestHeaders.headers(
             from: request.headerFields,
             session: session,
             includeAccessToken: passAccessToken,
             publicURL: publicURL
         )
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(fields.count + 1)
-        for field in fields {
-            headers.add(name: field.name.rawName, value: field.value)
-        }
         UpstreamClient.frame(&headers, bodyLength: hasBody ? announcedLength : (announcedLength == 0 ? 0 : nil), hasBody: hasBody)
         return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: headers)
     }
@@ -225,12 +220,16 @@ public struct GateProxy: Sendable {
     ///   - method: The client's request method (a HEAD response has no body to read).
     ///   - logger: Where a response too large is logged.
     func plan(_ head: HTTPResponseHead, method: HTTPRequest.Method, logger: Logger) -> ResponsePlan {
+        // One pass: hop-by-hop and identity fields are never copied.
+        let hopByHop = HopByHopHeaders.Filter(connectionValues: head.headers["connection"])
         var headers = HTTPFields()
+        headers.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
+            guard let fieldName = HTTPField.Name(name), !hopByHop.isHopByHop(fieldName.canonicalName), !IdentityHeaders.isIdentityField(fieldName) else {
+                continue
+            }
             headers.append(HTTPField(name: fieldName, value: value))
         }
-        headers = IdentityHeaders.removingSpoofableFields(from: HopByHopHeaders.removing(from: headers))
         let length = headers[.contentLength].flatMap { Int($0) }
         if let length, length > maximumResponseBodyBytes {
             logger.error("gate.response_too_large", metadata: ["method": "\(method)", "status": "502"])

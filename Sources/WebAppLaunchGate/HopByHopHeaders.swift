@@ -15,19 +15,56 @@ public enum HopByHopHeaders {
         "transfer-encoding", "upgrade", "proxy-authenticate", "proxy-authorization",
     ]
 
+    /// Which fields of one message are hop-by-hop: the fixed names, and those its `Connection`
+    /// fields name. One rule for a request's fields and a response's, checked per field in the
+    /// one pass that copies them.
+    public struct Filter: Sendable {
+        /// The options the message's `Connection` fields name, lower-case (usually none).
+        private var named: [String] = []
+
+        /// The filter for a message whose `Connection` fields have these values.
+        /// - Parameter connectionValues: Every `Connection` field value of the message.
+        public init(connectionValues: some Sequence<String>) {
+            for value in connectionValues {
+                for option in value.split(separator: ",") {
+                    let token = option.trimmingCharacters(in: .whitespaces).lowercased()
+                    if !token.isEmpty { named.append(token) }
+                }
+            }
+        }
+
+        /// The filter for a message with these fields.
+        /// - Parameter fields: Its header fields.
+        public init(_ fields: HTTPFields) {
+            self.init(connectionValues: fields[values: .connection])
+        }
+
+        /// Whether a field of this message is hop-by-hop.
+        /// - Parameter canonicalName: The field's lower-case name (``HTTPField/Name/canonicalName``).
+        public func isHopByHop(_ canonicalName: String) -> Bool {
+            HopByHopHeaders.isFixed(canonicalName) || (!named.isEmpty && named.contains(canonicalName))
+        }
+    }
+
+    /// Whether a lower-case name is one of the fixed hop-by-hop ones (``names``), compared
+    /// without hashing: every field of every proxied message is checked.
+    static func isFixed(_ canonicalName: String) -> Bool {
+        switch canonicalName {
+        case "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+            "proxy-authenticate", "proxy-authorization":
+            true
+        default:
+            false
+        }
+    }
+
     /// The fields without the hop-by-hop ones, including those a `Connection` field names.
     /// - Parameter fields: Header fields of a request or response.
     /// - Returns: The end-to-end fields only.
     public static func removing(from fields: HTTPFields) -> HTTPFields {
-        var named = names
-        for field in fields where field.name.canonicalName == "connection" {
-            for option in field.value.split(separator: ",") {
-                let token = option.trimmingCharacters(in: .whitespaces).lowercased()
-                if !token.isEmpty { named.insert(token) }
-            }
-        }
+        let filter = Filter(fields)
         var kept = HTTPFields()
-        for field in fields where !named.contains(field.name.canonicalName) {
+        for field in fields where !filter.isHopByHop(field.name.canonicalName) {
             kept.append(field)
         }
         return kept

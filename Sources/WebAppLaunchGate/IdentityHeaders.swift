@@ -9,7 +9,7 @@ import WebAppLaunchMiddleware
 /// - Every incoming header whose name starts with `X-WebApp-Launch-` (compared folded: any
 ///   case, `_` read as `-`, as CGI/WSGI servers read names; every occurrence) is removed from
 ///   a client's request before the identity is set (replace semantics), and from the
-///   upstream's response, so no one can spoof an identity (``removingSpoofableFields(from:)``).
+///   upstream's response, so no one can spoof an identity (``isIdentityField(_:)``).
 /// - Values are UTF-8, **percent-encoded**: every byte other than the RFC 3986 unreserved
 ///   characters `A–Z a–z 0–9 - . _ ~` is written as `%XX` (upper-case hex). Every header then
 ///   stays ASCII, whatever the name (`Jürgen` → `J%C3%BCrgen`, `O'Brien` → `O%27Brien`), and
@@ -106,18 +106,6 @@ public enum IdentityHeaders {
     /// - Returns: `true` for `X-WebApp-Launch-…`, `x_webapp_launch_…`, `X-WebApp-Launch_KVNR`, ….
     public static func isIdentityField(_ name: HTTPField.Name) -> Bool {
         folded(name.rawName, hasPrefix: prefix)
-    }
-
-    /// The fields without any identity header: what is left of a client's request once
-    /// nothing it claims about itself can reach the upstream.
-    /// - Parameter fields: A client's header fields.
-    /// - Returns: The fields, every `X-WebApp-Launch-*` occurrence removed.
-    public static func removingSpoofableFields(from fields: HTTPFields) -> HTTPFields {
-        var kept = HTTPFields()
-        for field in fields where !isIdentityField(field.name) {
-            kept.append(field)
-        }
-        return kept
     }
 
     /// Percent-encodes UTF-8 bytes, keeping only RFC 3986 unreserved characters.

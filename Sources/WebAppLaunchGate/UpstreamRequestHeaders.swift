@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOHTTP1
 import WebAppLaunchMiddleware
 import WebAppRegistry
 
@@ -41,35 +42,42 @@ enum UpstreamRequestHeaders {
         publicURL.port.map { "\(publicURL.host):\($0)" } ?? publicURL.host
     }
 
-    /// The fields for the upstream request.
+    /// The fields for the upstream request, in one pass over the client's, as the upstream
+    /// connection's encoder takes them.
     /// - Parameters:
     ///   - fields: The client's fields.
     ///   - session: The verified session.
     ///   - includeAccessToken: Whether the access token goes upstream.
     ///   - publicURL: The gate's public URL.
-    /// - Returns: The fields to send.
-    static func fields(
+    /// - Returns: The fields to send (framing fields are set by the caller).
+    static func headers(
         from fields: HTTPFields,
         session: LaunchSession,
         includeAccessToken: Bool,
         publicURL: RegisteredURL
-    ) -> HTTPFields {
-        var kept = HTTPFields()
-        for field in IdentityHeaders.removingSpoofableFields(from: HopByHopHeaders.removing(from: fields)) {
-            if isForwardingField(field.name) { continue }
+    ) -> HTTPHeaders {
+        let hopByHop = HopByHopHeaders.Filter(fields)
+        var kept = HTTPHeaders()
+        kept.reserveCapacity(fields.count + 10)
+        for field in fields {
+            if hopByHop.isHopByHop(field.name.canonicalName) || IdentityHeaders.isIdentityField(field.name) || isForwardingField(field.name) {
+                continue
+            }
             if field.name == .cookie {
                 if let value = SessionCookieFamily.removing(from: field.value) {
-                    kept.append(HTTPField(name: .cookie, value: value))
+                    kept.add(name: field.name.rawName, value: value)
                 }
                 continue
             }
-            kept.append(field)
+            kept.add(name: field.name.rawName, value: field.value)
         }
         let host = publicHost(publicURL)
-        kept.append(HTTPField(name: hostField, value: host))
-        kept.append(HTTPField(name: forwardedHost, value: host))
-        kept.append(HTTPField(name: forwardedProto, value: publicURL.scheme))
-        kept.append(contentsOf: IdentityHeaders.fields(for: session, includeAccessToken: includeAccessToken))
+        kept.add(name: hostField.rawName, value: host)
+        kept.add(name: forwardedHost.rawName, value: host)
+        kept.add(name: forwardedProto.rawName, value: publicURL.scheme)
+        for field in IdentityHeaders.fields(for: session, includeAccessToken: includeAccessToken) {
+            kept.add(name: field.name.rawName, value: field.value)
+        }
         return kept
     }
 }

@@ -35,7 +35,7 @@ struct GateProxyFastPathTests {
         default:
             return .bytes(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 5\r\nSet-Cookie: app=1; Path=/\r\n"
-                    + "Keep-Alive: timeout=5\r\nConnection: keep-alive\r\nX-WebApp-Launch-KVNR: B551029382\r\n"
+                    + "Keep-Alive: timeout=5\r\nConnection: keep-alive, X-Hop-Secret\r\nX-Hop-Secret: 1\r\nX-WebApp-Launch-KVNR: B551029382\r\n"
                     + "Date: Mon, 01 Jan 2001 00:00:00 GMT\r\nCache-Control: max-age=60\r\n\r\nhello"
             )
         }
@@ -126,7 +126,7 @@ struct GateProxyFastPathTests {
         let page = try #require(answers.first).1
         #expect(page.first == "200" && page.last == "hello")
         #expect(page.contains("set-cookie: app=1; Path=/") && page.contains("cache-control: max-age=60"))
-        #expect(!page.contains { $0.hasPrefix("keep-alive") || $0.hasPrefix("connection") || $0.hasPrefix("x-webapp-launch") })
+        #expect(!page.contains { $0.hasPrefix("keep-alive") || $0.hasPrefix("connection") || $0.hasPrefix("x-hop-secret") || $0.hasPrefix("x-webapp-launch") })
         #expect(answers.first { $0.0.hasPrefix("a chunked") }?.1.last == "hello world")
         #expect(answers.first { $0.0.hasPrefix("a body over") }?.1.last?.count == 3000)
         #expect(fastRequests == slowRequests, "the upstream got other requests through the event loop")
