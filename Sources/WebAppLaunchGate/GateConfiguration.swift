@@ -84,7 +84,7 @@ public struct GateConfiguration: Sendable {
     /// Whether the hot requests of each shape are answered on the connection's event loop
     /// rather than through Hummingbird's request path: the same decision either way, at a
     /// fraction of the CPU. In the reverse-proxy shape, a GET with a live session relayed over
-    /// an idle upstream connection of the same loop (``ProxyFastPathRoute``); in the
+    /// an idle upstream connection, one of the same loop first (``ProxyFastPathRoute``); in the
     /// auth_request shape, nginx's `GET /auth` check with a live session
     /// (``AuthRequestFastPathRoute``). `--no-event-loop-answers` turns it off (to compare the two).
     public var answersOnEventLoop = true

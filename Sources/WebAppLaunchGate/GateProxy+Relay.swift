@@ -6,7 +6,8 @@ import WebAppLaunchMiddleware
 
 extension GateProxy {
     /// Forwards a GET without a body on the connection's event loop, over an idle upstream
-    /// connection of the same loop (``ProxyFastPathRoute``): no task, no thread hop. It is
+    /// connection (``ProxyFastPathRoute``): no task, and no thread hop when the connection is
+    /// on the same loop, as the pool prefers. It is
     /// ``forward(_:session:logger:)``'s exchange for such a request, from the same pieces: the
     /// head (``upstreamHead(_:target:session:hasBody:announcedLength:)``), the response's plan
     /// (``plan(_:method:logger:)``) and the failure's status and log line (``failed(_:method:logger:)``).
@@ -18,7 +19,8 @@ extension GateProxy {
     ///   - request: The client's request head (a GET without a body).
     ///   - target: Its target, found forwardable.
     ///   - session: Its verified session.
-    ///   - connection: The idle connection leased for it, on the request's event loop.
+    ///   - connection: The idle connection leased for it (on the request's event loop, when
+    ///     one was idle there).
     ///   - lease: The session's upstream slot, held until the response is written.
     ///   - logger: Where failures are logged (no personal data).
     /// - Returns: The answer; it never fails.

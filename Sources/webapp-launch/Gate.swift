@@ -46,7 +46,7 @@ extension WebAppLaunchCommand {
 
         @Flag(
             inversion: .prefixedNo,
-            help: "Answer the hot requests on the connection's event loop: GETs with a live session relayed over an idle upstream connection of the same loop (reverse proxy), nginx's GET /auth checks with a live session (--auth-request). --no-event-loop-answers sends them through Hummingbird's request path. The same decision either way."
+            help: "Answer the hot requests on the connection's event loop: GETs with a live session relayed over an idle upstream connection (reverse proxy), nginx's GET /auth checks with a live session (--auth-request). --no-event-loop-answers sends them through Hummingbird's request path. The same decision either way."
         )
         var eventLoopAnswers = true
 
