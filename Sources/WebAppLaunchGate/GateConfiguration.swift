@@ -82,8 +82,8 @@ public struct GateConfiguration: Sendable {
     /// keep an upstream connection.
     public var clientWriteTimeout: Duration = .seconds(30)
     /// Whether the hot requests of each shape are answered on the connection's event loop
-    /// rather than through Hummingbird's request path: the same decision either way, at a
-    /// fraction of the CPU. In the reverse-proxy shape, a GET with a live session relayed over
+    /// rather than through Hummingbird's request path: the same decision either way, with less
+    /// CPU per request (BENCHMARKS.md has the A/B figures). In the reverse-proxy shape, a GET with a live session relayed over
     /// an idle upstream connection, one of the same loop first (``ProxyFastPathRoute``); in the
     /// auth_request shape, nginx's `GET /auth` check with a live session
     /// (``AuthRequestFastPathRoute``). `--no-event-loop-answers` turns it off (to compare the two).

@@ -42,19 +42,7 @@ public enum HopByHopHeaders {
         /// Whether a field of this message is hop-by-hop.
         /// - Parameter canonicalName: The field's lower-case name (``HTTPField/Name/canonicalName``).
         public func isHopByHop(_ canonicalName: String) -> Bool {
-            HopByHopHeaders.isFixed(canonicalName) || (!named.isEmpty && named.contains(canonicalName))
-        }
-    }
-
-    /// Whether a lower-case name is one of the fixed hop-by-hop ones (``names``), compared
-    /// without hashing: every field of every proxied message is checked.
-    static func isFixed(_ canonicalName: String) -> Bool {
-        switch canonicalName {
-        case "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-            "proxy-authenticate", "proxy-authorization":
-            true
-        default:
-            false
+            HopByHopHeaders.names.contains(canonicalName) || (!named.isEmpty && named.contains(canonicalName))
         }
     }
 

@@ -148,11 +148,13 @@ struct GateReverseProxyTests {
         }
     }
 
-    @Test("hop-by-hop headers are removed in both directions (RFC 9110 §7.6.1)")
-    func hopByHopHeadersAreRemoved() async throws {
+    @Test("hop-by-hop headers are removed in both directions (RFC 9110 §7.6.1), relayed on the event loop or not", arguments: [true, false])
+    func hopByHopHeadersAreRemoved(eventLoop: Bool) async throws {
         let upstream = try await EchoUpstream()
-        try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
+        try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)), adjust: { $0.answersOnEventLoop = eventLoop }) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            // An idle upstream connection, for the request to be relayed on.
+            #expect(try await client.send(publicURL.description, headers: [("Cookie", cookie)]).status == 200)
             let reply = try await client.send(publicURL.description + "hop", headers: [
                 ("Cookie", cookie), ("Connection", "X-Secret-Hop, keep-alive"), ("X-Secret-Hop", "1"),
                 ("Keep-Alive", "timeout=99"), ("Upgrade", "websocket"), ("TE", "trailers"),

@@ -121,12 +121,7 @@ struct UpstreamPoolStateMachine: Sendable {
     ///   there is preferred, the most recently used first.
     mutating func leaseConnectionWithoutWaiting(on loop: LoopID? = nil) -> LeaseAction? {
         guard !isShutDown else { return .fail }
-        let onLoop = loop.flatMap { loop in idleConnections.lastIndex { $0.loop == loop } }
-        if let index = onLoop ?? idleConnections.indices.last {
-            let connection = idleConnections.remove(at: index).connection
-            connections[connection] = .leased
-            return .use(connection)
-        }
+        if let connection = leaseIdleConnection(preferring: loop) { return .use(connection) }
         if connections.count < maximumConnections {
             return .connect(newConnection())
         }
@@ -137,8 +132,9 @@ struct UpstreamPoolStateMachine: Sendable {
     /// most recently used first), or `nil` (and nothing changed): the event-loop proxy's lease,
     /// which never connects or waits (its request goes to the task-based proxy instead, which
     /// may). It cannot overtake a waiter either: while requests wait, no connection is idle.
-    mutating func leaseIdleConnection(preferring loop: LoopID) -> ConnectionID? {
-        guard !isShutDown, let index = idleConnections.lastIndex(where: { $0.loop == loop }) ?? idleConnections.indices.last else { return nil }
+    mutating func leaseIdleConnection(preferring loop: LoopID?) -> ConnectionID? {
+        let onLoop = loop.flatMap { loop in idleConnections.lastIndex { $0.loop == loop } }
+        guard !isShutDown, let index = onLoop ?? idleConnections.indices.last else { return nil }
         let connection = idleConnections.remove(at: index).connection
         connections[connection] = .leased
         return connection

@@ -2,14 +2,15 @@ import HTTPTypes
 import NIOCore
 
 /// What a ``FastPathRoute`` answers on the event loop: an answer it made now, or one that
-/// comes later from another connection on the same loop (the gate's upstream).
+/// comes later from another connection (the gate's upstream).
 public enum FastPathAnswer: Sendable {
     /// The route's own answer, decided now. The runner adds `Content-Length`, the listener's
     /// security fields and `Date`, as Hummingbird's path does for every answer of ours.
     case now(LaunchAnswer)
     /// The answer arrives later: the runner holds the connection's later requests until it is
-    /// written. The future must complete on the connection's event loop and never fail (a
-    /// route turns its failures into ``RelayedAnswer/own(_:)``); a failure is answered 500.
+    /// written. The future may complete on any event loop (the runner goes back to the
+    /// connection's) and should never fail (a route turns its failures into
+    /// ``RelayedAnswer/own(_:)``); a failure is logged by type and answered 500.
     case relayed(EventLoopFuture<RelayedAnswer>)
 }
 
@@ -41,7 +42,7 @@ public protocol RelayedBodySource: AnyObject, Sendable {
     /// How long the client may take to accept one read's bytes before the connection is
     /// closed (a reader that stopped must not hold the source for ever).
     var writeTimeout: TimeAmount { get }
-    /// The next bytes, on the connection's event loop: an empty array at the end. A failure
+    /// The next bytes, on any event loop: an empty array at the end. A failure
     /// cuts the response off (its head is sent already): the connection is closed.
     func next() -> EventLoopFuture<[ByteBuffer]>
     /// The client is gone, or the response was cut off: let go of the source (it is not read to

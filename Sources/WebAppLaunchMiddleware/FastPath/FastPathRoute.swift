@@ -8,8 +8,8 @@ import Logging
 /// cannot drift: an app's launch route (``LaunchFastPath/Route``: verify, claim in a store
 /// that never waits, 303 with the session), the gate's nginx `auth_request` check (a live
 /// session and the endpoint's rules, 202 with the identity headers) and the gate's reverse
-/// proxy (a live session, relayed to the upstream over a kept-alive connection of the same
-/// event loop: ``FastPathAnswer/relayed(_:)``).
+/// proxy (a live session, relayed to the upstream over an idle kept-alive connection, one of
+/// the same event loop first: ``FastPathAnswer/relayed(_:)``).
 public protocol FastPathRoute: AnyObject, Sendable {
     /// The answer to a GET without a body, decided at its head; `nil` sends the request on to
     /// Hummingbird, which answers it as it always did (so a route only takes the requests
