@@ -13,7 +13,7 @@ import WebAppRegistry
 
 extension WebAppLaunchCommand {
     /// Runs the gate in front of a web app written in any language.
-    struct Gate: AsyncParsableCommand {
+    struct Gate: AsyncParsableCommand, ListeningCommand {
         static let configuration = CommandConfiguration(
             abstract: "Guard a web app in any language: exchange launches, then proxy with identity headers (or answer nginx auth_request).",
             discussion: """
@@ -110,6 +110,8 @@ extension WebAppLaunchCommand {
         @OptionGroup var reloading: ReloadOptions
 
         @OptionGroup var idle: IdleTimeoutOption
+
+        @OptionGroup var eventLoops: EventLoopsOption
 
         @OptionGroup var logging: LogLevelOption
 

@@ -11,7 +11,7 @@ import WebAppRegistry
 
 extension WebAppLaunchCommand {
     /// Runs the launcher service: the app's backend that mints launches for verified users.
-    struct Launcher: AsyncParsableCommand {
+    struct Launcher: AsyncParsableCommand, ListeningCommand {
         static let configuration = CommandConfiguration(
             commandName: "launcher",
             abstract: "Run the launcher service: confirm the app's access token with the identity provider, then mint a launch.",
@@ -97,6 +97,8 @@ extension WebAppLaunchCommand {
         @OptionGroup var reloading: ReloadOptions
 
         @OptionGroup var idle: IdleTimeoutOption
+
+        @OptionGroup var eventLoops: EventLoopsOption
 
         @OptionGroup var logging: LogLevelOption
 

@@ -10,7 +10,7 @@ import WebAppRegistry
 
 extension WebAppLaunchCommand {
     /// Runs the web-app server.
-    struct Serve: AsyncParsableCommand {
+    struct Serve: AsyncParsableCommand, ListeningCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the web app: verify launches, exchange them for a session, serve the page.",
             discussion: """
@@ -54,6 +54,8 @@ extension WebAppLaunchCommand {
         @OptionGroup var reloading: ReloadOptions
 
         @OptionGroup var idle: IdleTimeoutOption
+
+        @OptionGroup var eventLoops: EventLoopsOption
 
         @Flag(
             inversion: .prefixedNo,

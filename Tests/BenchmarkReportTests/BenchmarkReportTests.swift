@@ -186,6 +186,28 @@ struct BenchmarkReportTests {
         #expect(missed.row("server CPU per launch").contains("**MISSED**"), "\(missed.table)")
     }
 
+    @Test("the one-event-loop server is judged on rows of its own, from its own trials, beside the default's")
+    func oneLoopRows() async throws {
+        var trials = Self.rounds(ours: [30_000, 31_000, 32_000])
+        for index in trials.indices where trials[index].label == "webapp-launch" { trials[index].cpuPerRequest = 60 }
+        for round in 1...3 {
+            var trial = Trial(label: "webapp-launch-one-loop", round: round, rps: 26_000 + Double(round) * 1_000)
+            trial.cpuPerRequest = 36 + Double(round)
+            trials.append(trial)
+        }
+        let report = try await Self.report(trials)
+        #expect(report.status == 0, "\(report.table)")
+        // The default: 31 k of nginx's 50 k, 60 µs a launch.
+        #expect(report.row("throughput vs nginx secure_link, an event loop per core").contains("**met**"), "\(report.table)")
+        #expect(report.row("server CPU per launch (/proc, measured runs), an event loop per core").contains("**MISSED**"), "\(report.table)")
+        // One loop: 28 k of 50 k (56 %), 38 µs a launch.
+        let share = report.row("throughput vs nginx secure_link, one event loop")
+        #expect(share.contains("56 % (by round: 54 %, 58 %, 56 %)") && share.contains("**MISSED**"), "\(share)")
+        let cpu = report.row("server CPU per launch (/proc, measured runs), one event loop")
+        #expect(cpu.contains("38.0 µs (trials: 37.0, 38.0, 39.0)") && cpu.contains("**met**"), "\(cpu)")
+        #expect(report.row("`webapp-launch serve --event-loops 1`").contains("28000"), "\(report.table)")
+    }
+
     @Test("a trial recorded without its CPU time leaves the CPU target INVALID, never met")
     func cpuNotRecorded() async throws {
         var trials = Self.rounds(ours: [40_000, 41_000, 42_000])
@@ -207,7 +229,7 @@ struct BenchmarkReportTests {
         #expect(document.hasPrefix("# Benchmarks\n<!-- results:begin -->\nRun: "), "\(document)")
         #expect(document.hasSuffix("\n<!-- results:end -->\nafter\n"), "\(document)")
         #expect(!document.contains("previous figures"))
-        #expect(document.contains("| throughput vs nginx secure_link | 82 %"), "\(document)")
+        #expect(document.contains("| throughput vs nginx secure_link, an event loop per core | 82 %"), "\(document)")
         #expect(report.table.contains("| 2 | webapp-launch |"))
         #expect(!document.contains("| 2 | webapp-launch |"), "every trial stays out of BENCHMARKS.md")
 

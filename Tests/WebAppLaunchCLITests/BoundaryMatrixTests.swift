@@ -266,6 +266,36 @@ struct BoundaryMatrixTests {
         #expect(!result.standardError.contains("listening on"), "nothing was served: \(result)")
     }
 
+    @Test("--event-loops outside 1 to 64 is refused by every entry point, naming the option", arguments: EntryPoint.allCases, ["0", "65", "many"])
+    func eventLoopsOutOfRange(entry: EntryPoint, value: String) async throws {
+        let arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort()) + ["--keyring", RepositoryFile.developmentKeyring, "--event-loops", value]
+        let result = try await CLI.run(arguments, timeout: .seconds(20))
+        #expect(result.status == 2, "\(arguments): \(result)")
+        #expect(result.standardError.contains("event-loops"), "\(arguments): \(result)")
+        #expect(!result.standardError.contains("listening on"), "nothing was served: \(result)")
+    }
+
+    @Test("--event-loops N runs the entry point's I/O on N event-loop threads, and it answers on them", arguments: EntryPoint.allCases, [1, 3])
+    func eventLoopsSizeThePool(entry: EntryPoint, loops: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let port = try freeLoopbackPort()
+        let process = try BackgroundSubprocess(
+            CLI.executablePath,
+            entry.arguments(host: "127.0.0.1", port: port) + ["--keyring", RepositoryFile.developmentKeyring, "--event-loops", "\(loops)"],
+            standardErrorPath: directory.path("\(entry.rawValue).log")
+        )
+        _ = try await process.firstLine(within: .seconds(20)) {
+            $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") || $0.hasPrefix("webapp-launch launcher on")
+        }
+        #expect(try await rawGet("/readyz", port: port).hasPrefix("HTTP/1.1 "))
+        // NIO names its shared group's threads NIO-SGLTN-<group>-#<n>; nothing else does.
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/\(process.pid)/task/\($0)/comm", encoding: .utf8) }
+        let loopThreads = names.filter { $0.hasPrefix("NIO-SGLTN-") }
+        #expect(loopThreads.count == loops, "\(names)")
+        #expect(try await process.stop(within: .seconds(10)) == 0)
+    }
+
     @Test("the gate's --upstream-idle-timeout outside 1 to 3600 seconds is refused, naming the timeouts", arguments: ["0", "3601"])
     func upstreamIdleTimeoutOutOfRange(value: String) async throws {
         let arguments = EntryPoint.gateReverseProxy.arguments(host: "127.0.0.1", port: try freeLoopbackPort())
