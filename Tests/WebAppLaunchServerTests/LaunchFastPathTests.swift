@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 import WebAppLaunch
@@ -240,6 +241,36 @@ struct LaunchFastPathStateTests {
         #expect(state.body() == .pass)
         #expect(state.end() == .pass)
         #expect(state.owedResponses == 1)
+    }
+}
+
+@Suite("Head fields of the event-loop launch path")
+struct LaunchFastPathHeadTests {
+    @Test("an answer's head gets its length, the listener's security fields and Date once each, appended or replacing its own of the same name, as Hummingbird's path adds them", arguments: [false, true])
+    func answerHeadFields(overlapping: Bool) throws {
+        let security = SecurityHeadersMiddleware<WebAppRequestContext>(contentSecurityPolicy: "default-src 'none'", strictTransportSecurity: true)
+        let fastPath = LaunchFastPath(securityHeaders: security, logger: Logger(label: "test")) { _ in nil }
+        var own: HTTPFields = [.location: "/apps/healthmagazin", .setCookie: "s=1; Path=/"]
+        if overlapping {
+            let replaced = try #require(security.headers.first)
+            own[replaced.name] = "the answer's own"
+            own[.contentLength] = "999"
+            own[.date] = "yesterday"
+        }
+        let answer = LaunchAnswer(status: .seeOther, headerFields: own, body: ByteBuffer(string: "body"))
+        let fields = fastPath.headerFields(of: answer)
+
+        // What Hummingbird's path sends: the length, each security field set by name, Date.
+        var expected = own
+        expected[.contentLength] = "4"
+        for field in security.headers { expected[fields: field.name] = [field] }
+        let names = Set(fields.map(\.name))
+        #expect(names.count == fields.count, "each field once: \(fields)")
+        #expect(fields[.contentLength] == "4")
+        #expect(fields[.location] == "/apps/healthmagazin" && fields[.setCookie] == "s=1; Path=/")
+        for field in security.headers { #expect(fields[field.name] == field.value, "\(field.name)") }
+        #expect(fields[.date].map { $0.hasSuffix(" GMT") && $0 != "yesterday" } == true, "\(fields)")
+        #expect(Array(fields.filter { $0.name != .date }) == Array(expected.filter { $0.name != .date }))
     }
 }
 

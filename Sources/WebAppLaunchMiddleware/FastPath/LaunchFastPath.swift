@@ -1,5 +1,6 @@
 import HTTPTypes
 import Logging
+import NIOCore
 
 /// Launches exchanged on the connection's event loop, without a Swift task per request.
 ///
@@ -57,6 +58,9 @@ public struct LaunchFastPath: Sendable {
     let route: @Sendable (Substring) -> (any FastPathRoute)?
     /// The fields every response of the listener carries (``SecurityHeadersMiddleware/headers``).
     let responseFields: HTTPFields
+    /// The names of the fields ``headerFields(of:)`` adds: an answer that has none of them
+    /// (every launch answer) gets them appended, without a search of its fields per name.
+    private let addedFieldNames: Set<HTTPField.Name>
     /// Where exchanges are logged.
     let logger: Logger
 
@@ -73,8 +77,31 @@ public struct LaunchFastPath: Sendable {
         route: @escaping @Sendable (Substring) -> (any FastPathRoute)?
     ) {
         self.responseFields = securityHeaders.headers
+        addedFieldNames = Set(responseFields.map(\.name) + [.contentLength, .date])
         self.logger = logger
         self.route = route
+    }
+
+    /// The head fields of an answer as the listener sends it, as Hummingbird's path sends
+    /// any response: the answer's own fields, its `Content-Length`, the listener's security
+    /// fields (each replacing one of the same name) and `Date`.
+    /// - Parameter answer: The answer.
+    /// - Returns: The fields.
+    func headerFields(of answer: LaunchAnswer) -> HTTPFields {
+        var fields = answer.headerFields
+        let length = String(answer.body.readableBytes)
+        let date = HTTPDateCache.shared.value
+        guard fields.contains(where: { addedFieldNames.contains($0.name) }) else {
+            fields.reserveCapacity(fields.count + responseFields.count + 2)
+            fields.append(HTTPField(name: .contentLength, value: length))
+            fields.append(contentsOf: responseFields)
+            fields.append(HTTPField(name: .date, value: date))
+            return fields
+        }
+        fields[.contentLength] = length
+        for field in responseFields { fields[fields: field.name] = [field] }
+        fields[.date] = date
+        return fields
     }
 
     /// The answer to a request, when a route answers it here: a GET with no body and no

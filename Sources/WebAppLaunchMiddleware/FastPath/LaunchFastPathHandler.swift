@@ -118,10 +118,7 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// Writes an answer of ours: in the order Hummingbird writes them, the answer's fields,
     /// its length, the listener's, `Date`.
     private func write(_ answer: LaunchAnswer, context: ChannelHandlerContext) {
-        var headerFields = answer.headerFields
-        headerFields[.contentLength] = String(answer.body.readableBytes)
-        for field in fastPath.responseFields { headerFields[fields: field.name] = [field] }
-        headerFields[.date] = HTTPDateCache.shared.value
+        let headerFields = fastPath.headerFields(of: answer)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: headerFields))), promise: nil)
         if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(answer.body)), promise: nil) }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)

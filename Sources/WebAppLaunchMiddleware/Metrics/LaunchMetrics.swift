@@ -9,12 +9,18 @@ import Synchronization
 /// only: never a token, name or KVNR.
 public final class LaunchMetrics: Sendable {
     private let factory: any MetricsFactory
-    /// Counters and timers by label and dimensions, made once: creating swift-metrics objects
-    /// per request would cost a registry lookup and allocations on the launch path.
+    /// Counters by label and dimensions, made once: creating swift-metrics objects per
+    /// request would cost a registry lookup and allocations on the launch path.
     private let counters = Mutex<[String: Counter]>([:])
-    private let timers = Mutex<[String: Timer]>([:])
-    /// The accepted-launch counter per app, looked up by the app id alone (no key to build).
-    private let acceptedCounters = Mutex<[String: Counter]>([:])
+    /// The accepted-launch counter and timer per app, made together and looked up together,
+    /// by the app id alone (no key to build): one lock and one lookup per accepted launch.
+    private let acceptedByApp = Mutex<[String: Accepted]>([:])
+
+    /// What an accepted launch updates.
+    private struct Accepted: Sendable {
+        let counter: Counter
+        let timer: Timer
+    }
 
     /// Creates the metrics.
     /// - Parameter factory: Where they are reported; the global metrics system by default.
@@ -25,18 +31,17 @@ public final class LaunchMetrics: Sendable {
     /// Counts an accepted launch and records how long verification and the replay claim took.
     func accepted(app: String, duration: Duration) {
         let factory = factory
-        acceptedCounters.withLock { counters in
-            if let counter = counters[app] { return counter }
-            let counter = Counter(label: "webapp_launch_accepted_total", dimensions: [("app", app)], factory: factory)
-            counters[app] = counter
-            return counter
-        }.increment()
-        timers.withLock { timers in
-            if let timer = timers[app] { return timer }
-            let timer = Timer(label: "webapp_launch_verify_duration_seconds", dimensions: [("app", app)], factory: factory)
-            timers[app] = timer
-            return timer
-        }.recordInterval(duration)
+        let metrics = acceptedByApp.withLock { byApp in
+            if let metrics = byApp[app] { return metrics }
+            let metrics = Accepted(
+                counter: Counter(label: "webapp_launch_accepted_total", dimensions: [("app", app)], factory: factory),
+                timer: Timer(label: "webapp_launch_verify_duration_seconds", dimensions: [("app", app)], factory: factory)
+            )
+            byApp[app] = metrics
+            return metrics
+        }
+        metrics.counter.increment()
+        metrics.timer.recordInterval(duration)
     }
 
     /// Counts a rejection by its precise code.
