@@ -67,17 +67,22 @@ package struct SessionPayload: Sendable, Hashable {
 
     /// The payload's bytes.
     package func encoded() -> [UInt8] {
-        var writer = ByteWriter()
+        // Sized up front and written from the strings' own bytes: one allocation per
+        // accepted launch instead of one per field and per doubling.
+        let textBytes = appID.utf8.count + kid.utf8.count + firstName.utf8.count + lastName.utf8.count
+            + kvnumber.utf8.count + (accessToken.map { 2 + $0.utf8.count } ?? 0)
+        var writer = ByteWriter(capacity: 8 + 1 + 1 + 16 + 2 + 2 + 2 + 1 + textBytes)
         writer.append(expiresAt)
-        writer.appendPrefixed8(Array(appID.utf8))
-        writer.appendPrefixed8(Array(kid.utf8))
-        writer.append(contentsOf: launchID.bytes)
-        writer.appendPrefixed16(Array(firstName.utf8))
-        writer.appendPrefixed16(Array(lastName.utf8))
-        writer.appendPrefixed16(Array(kvnumber.utf8))
+        writer.appendPrefixed8(appID.utf8)
+        writer.appendPrefixed8(kid.utf8)
+        writer.append(launchID.high)
+        writer.append(launchID.low)
+        writer.appendPrefixed16(firstName.utf8)
+        writer.appendPrefixed16(lastName.utf8)
+        writer.appendPrefixed16(kvnumber.utf8)
         if let accessToken {
             writer.append(UInt8(1))
-            writer.appendPrefixed16(Array(accessToken.utf8))
+            writer.appendPrefixed16(accessToken.utf8)
         } else {
             writer.append(UInt8(0))
         }

@@ -12,6 +12,9 @@ public struct SessionSealer: Sendable {
     /// The app whose session key seals and opens.
     public let appID: String
     private let keys: AppKeys
+    /// What sealing under the signing key needs, built once per sealer (a reload builds a
+    /// new sealer), or `nil` without an active key.
+    private let sealing: Sealing?
     static let version: UInt8 = 2
     /// The longest cookie text opened, in bytes.
     static let maximumTextBytes = 8192
@@ -24,6 +27,7 @@ public struct SessionSealer: Sendable {
     public init(keyring: Keyring, appID: String) throws(KeyringError) {
         self.appID = appID
         self.keys = try keyring.appKeys(for: appID)
+        sealing = Sealing(keys: keys, appID: appID)
     }
 
     /// Creates the sealer of a verifier's app, reusing the keys the verifier derived.
@@ -31,6 +35,24 @@ public struct SessionSealer: Sendable {
     public init(verifier: LaunchVerifier) {
         self.appID = verifier.appID
         self.keys = verifier.appKeys
+        sealing = Sealing(keys: keys, appID: appID)
+    }
+
+    /// The signing key's session key, the envelope's bytes before the IV
+    /// (`version | kid_len | kid`) and the associated data: the same for every cookie a
+    /// sealer seals, so built once instead of per accepted launch.
+    private struct Sealing: Sendable {
+        let key: AES256GCMKey
+        let header: [UInt8]
+        let associatedData: [UInt8]
+
+        init?(keys: AppKeys, appID: String) {
+            guard let signing = keys.signing else { return nil }
+            let kid = Array(signing.key.kid.utf8)
+            key = signing.derived.session
+            header = [SessionSealer.version, UInt8(kid.count)] + kid
+            associatedData = SessionSealer.associatedData(appID: appID, kid: kid[...])
+        }
     }
 
     /// Seals a payload.
@@ -43,17 +65,16 @@ public struct SessionSealer: Sendable {
 
     /// Seals with a given IV: the test vectors' path. Never reuse an IV.
     func seal(_ payload: [UInt8], iv: [UInt8]) throws(LaunchError) -> String {
-        guard let signing = keys.signing else {
+        guard let sealing else {
             throw LaunchError(.noSigningKey, "the keyring has no active key")
         }
-        let kid = Array(signing.key.kid.utf8)
-        let sealed: [UInt8]
+        let envelope: [UInt8]
         do {
-            sealed = try AES256GCM.seal(payload, key: signing.derived.session, iv: iv, associatedData: associatedData(kid: kid[...]))
+            envelope = try AES256GCM.seal(payload, key: sealing.key, iv: iv, associatedData: sealing.associatedData, after: sealing.header)
         } catch {
             throw LaunchError(error)
         }
-        return Base64URL.encode([Self.version, UInt8(kid.count)] + kid + iv + sealed)
+        return Base64URL.encode(envelope)
     }
 
     /// Opens sealed text.
@@ -77,7 +98,7 @@ public struct SessionSealer: Sendable {
             bytes[ivEnd...],
             key: entry.derived.session,
             iv: bytes[ivStart..<ivEnd],
-            associatedData: ArraySlice(associatedData(kid: kid))
+            associatedData: ArraySlice(Self.associatedData(appID: appID, kid: kid))
         )
     }
 
@@ -109,7 +130,7 @@ public struct SessionSealer: Sendable {
     }
 
     /// `"WebAppLaunch-v2 session" || u8 app_len || app || u8 kid_len || kid`.
-    private func associatedData(kid: ArraySlice<UInt8>) -> [UInt8] {
+    private static func associatedData(appID: String, kid: ArraySlice<UInt8>) -> [UInt8] {
         let app = Array(appID.utf8)
         return Labels.session + [UInt8(app.count)] + app + [UInt8(kid.count)] + kid
     }

@@ -47,15 +47,26 @@ enum AES256GCM {
     /// - Parameters: As for ``seal(_:key:iv:associatedData:)``.
     /// - Returns: `iv || ciphertext || tag`.
     static func sealPrefixingIV(_ plaintext: [UInt8], key: AES256GCMKey, iv: [UInt8], associatedData: [UInt8]) throws(CryptoFailure) -> [UInt8] {
+        try seal(plaintext, key: key, iv: iv, associatedData: associatedData, after: [])
+    }
+
+    /// Encrypts and authenticates into one new buffer that starts with `header` and the IV:
+    /// a sealed envelope, `header || iv || ciphertext || tag`, with no intermediate copies.
+    /// - Parameters: As for ``seal(_:key:iv:associatedData:)``; `header`: the envelope's
+    ///   bytes before the IV (not encrypted; authenticate them through `associatedData`).
+    /// - Returns: `header || iv || ciphertext || tag`.
+    static func seal(_ plaintext: [UInt8], key: AES256GCMKey, iv: [UInt8], associatedData: [UInt8], after header: [UInt8]) throws(CryptoFailure) -> [UInt8] {
         precondition(iv.count == ivByteCount, "AES-256-GCM takes a 12-byte IV")
-        var output = [UInt8](repeating: 0, count: ivByteCount + plaintext.count + tagByteCount)
-        output.replaceSubrange(0..<ivByteCount, with: iv)
+        let boxStart = header.count + ivByteCount
+        var output = [UInt8](repeating: 0, count: boxStart + plaintext.count + tagByteCount)
+        output.replaceSubrange(0..<header.count, with: header)
+        output.replaceSubrange(header.count..<boxStart, with: iv)
         let sealed = output.withUnsafeMutableBytes { output in
             plaintext.withUnsafeBytes { plaintext in
                 iv.withUnsafeBytes { iv in
                     associatedData.withUnsafeBytes { associatedData in
                         Result { () throws(CryptoFailure) in
-                            try key.seal(plaintext, iv: iv, associatedData: associatedData, into: UnsafeMutableRawBufferPointer(rebasing: output[ivByteCount...]))
+                            try key.seal(plaintext, iv: iv, associatedData: associatedData, into: UnsafeMutableRawBufferPointer(rebasing: output[boxStart...]))
                         }
                     }
                 }
