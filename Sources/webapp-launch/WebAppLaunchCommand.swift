@@ -28,10 +28,10 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
     /// line on stderr (argument-parser's default would be 64 and a usage block).
     static func main() async {
         // One pool of threads for I/O and for request handling: NIO's event loops (one per
-        // core, or `--event-loops`) run Swift Concurrency's jobs too, so a request's task resumes on the thread
-        // its connection's I/O just ran on instead of hopping to the cooperative pool and
-        // back for every read and write (issue 36: half the CPU of a launch went to those
-        // hops and to the core migrations they cause). First thing in the process, before
+        // core, or `--event-loops`) run Swift Concurrency's jobs too, so a request's task
+        // resumes on the thread its connection's I/O just ran on instead of hopping to the
+        // cooperative pool and back for every read and write (issue 36: half the CPU of a
+        // launch went to those hops and to the core migrations they cause). First thing in the process, before
         // any task is enqueued, but after parsing, which can size that pool (`--event-loops`)
         // and starts no task.
         do {
