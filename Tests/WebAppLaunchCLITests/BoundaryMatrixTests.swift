@@ -266,6 +266,26 @@ struct BoundaryMatrixTests {
         #expect(!result.standardError.contains("listening on"), "nothing was served: \(result)")
     }
 
+    /// Starts an entry point on loopback with the development keyring and `options`, once it
+    /// says it listens.
+    /// - Parameters:
+    ///   - entry: The entry point.
+    ///   - port: Its port.
+    ///   - options: Options after its usual ones.
+    ///   - directory: Where its standard error goes.
+    /// - Returns: The running process.
+    static func listening(_ entry: EntryPoint, port: Int, options: [String], in directory: TemporaryDirectory) async throws -> BackgroundSubprocess {
+        let process = try BackgroundSubprocess(
+            CLI.executablePath,
+            entry.arguments(host: "127.0.0.1", port: port) + ["--keyring", RepositoryFile.developmentKeyring] + options,
+            standardErrorPath: directory.path("\(entry.rawValue).log")
+        )
+        _ = try await process.firstLine(within: .seconds(20)) {
+            $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") || $0.hasPrefix("webapp-launch launcher on")
+        }
+        return process
+    }
+
     @Test("--event-loops outside 1 to 64 is refused by every entry point, naming the option", arguments: EntryPoint.allCases, ["0", "65", "many"])
     func eventLoopsOutOfRange(entry: EntryPoint, value: String) async throws {
         let arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort()) + ["--keyring", RepositoryFile.developmentKeyring, "--event-loops", value]
@@ -279,14 +299,7 @@ struct BoundaryMatrixTests {
     func eventLoopsSizeThePool(entry: EntryPoint, loops: Int) async throws {
         let directory = try TemporaryDirectory()
         let port = try freeLoopbackPort()
-        let process = try BackgroundSubprocess(
-            CLI.executablePath,
-            entry.arguments(host: "127.0.0.1", port: port) + ["--keyring", RepositoryFile.developmentKeyring, "--event-loops", "\(loops)"],
-            standardErrorPath: directory.path("\(entry.rawValue).log")
-        )
-        _ = try await process.firstLine(within: .seconds(20)) {
-            $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") || $0.hasPrefix("webapp-launch launcher on")
-        }
+        let process = try await Self.listening(entry, port: port, options: ["--event-loops", "\(loops)"], in: directory)
         #expect(try await rawGet("/readyz", port: port).hasPrefix("HTTP/1.1 "))
         // NIO names its shared group's threads NIO-SGLTN-<group>-#<n>; nothing else does.
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task")
@@ -309,14 +322,7 @@ struct BoundaryMatrixTests {
     func idleTimeoutClosesSilentConnections(entry: EntryPoint) async throws {
         let directory = try TemporaryDirectory()
         let port = try freeLoopbackPort()
-        let process = try BackgroundSubprocess(
-            CLI.executablePath,
-            entry.arguments(host: "127.0.0.1", port: port) + ["--keyring", RepositoryFile.developmentKeyring, "--idle-timeout", "1"],
-            standardErrorPath: directory.path("\(entry.rawValue).log")
-        )
-        _ = try await process.firstLine(within: .seconds(20)) {
-            $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") || $0.hasPrefix("webapp-launch launcher on")
-        }
+        let process = try await Self.listening(entry, port: port, options: ["--idle-timeout", "1"], in: directory)
         let lifetime = try await silentConnectionLifetime(port: port, limit: .seconds(8))
         let closedAfter = try #require(lifetime, "a silent connection was still open after 8 s")
         #expect(closedAfter >= .milliseconds(900) && closedAfter < .seconds(4), "closed after \(closedAfter)")
