@@ -83,10 +83,11 @@ public struct GateConfiguration: Sendable {
     public var clientWriteTimeout: Duration = .seconds(30)
     /// Whether the hot requests of each shape are answered on the connection's event loop
     /// rather than through Hummingbird's request path: the same decision either way, with less
-    /// CPU per request (BENCHMARKS.md has the A/B figures). In the reverse-proxy shape, a GET with a live session relayed over
-    /// an idle upstream connection, one of the same loop first (``ProxyFastPathRoute``); in the
-    /// auth_request shape, nginx's `GET /auth` check with a live session
-    /// (``AuthRequestFastPathRoute``). `--no-event-loop-answers` turns it off (to compare the two).
+    /// CPU per request (BENCHMARKS.md has the A/B figures). In the reverse-proxy shape, a GET
+    /// with a live session relayed over an idle upstream connection, one of the same loop
+    /// first (``ProxyFastPathRoute``); in the auth_request shape, nginx's `GET /auth` check
+    /// with a live session (``AuthRequestFastPathRoute``). `--no-event-loop-answers` turns it
+    /// off (to compare the two).
     public var answersOnEventLoop = true
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }

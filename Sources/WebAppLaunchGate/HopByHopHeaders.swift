@@ -45,18 +45,6 @@ public enum HopByHopHeaders {
             HopByHopHeaders.names.contains(canonicalName) || (!named.isEmpty && named.contains(canonicalName))
         }
     }
-
-    /// The fields without the hop-by-hop ones, including those a `Connection` field names.
-    /// - Parameter fields: Header fields of a request or response.
-    /// - Returns: The end-to-end fields only.
-    public static func removing(from fields: HTTPFields) -> HTTPFields {
-        let filter = Filter(fields)
-        var kept = HTTPFields()
-        for field in fields where !filter.isHopByHop(field.name.canonicalName) {
-            kept.append(field)
-        }
-        return kept
-    }
 }
 
 extension Substring {

@@ -31,7 +31,7 @@ struct IdentityHeadersTests {
         #expect(IdentityHeaders.isIdentityField(try #require(HTTPField.Name(name))))
     }
 
-    @Test("Connection and the fields it names go, with the fixed hop-by-hop set; end-to-end fields stay")
+    @Test("Connection and the fields it names are hop-by-hop, with the fixed set, read from the fields or from Connection's values alike; end-to-end fields are not")
     func hopByHop() throws {
         var fields = HTTPFields()
         for (name, value) in [
@@ -41,8 +41,12 @@ struct IdentityHeadersTests {
         ] {
             fields.append(HTTPField(name: try #require(HTTPField.Name(name)), value: value))
         }
-        let kept = HopByHopHeaders.removing(from: fields)
-        #expect(kept.map(\.name.canonicalName) == ["accept"])
+        // A request's fields (HTTP Types) and a response's (its Connection values): one rule.
+        for filter in [HopByHopHeaders.Filter(fields), HopByHopHeaders.Filter(connectionValues: ["close, X-Private"])] {
+            let kept = fields.filter { !filter.isHopByHop($0.name.canonicalName) }
+            #expect(kept.map(\.name.canonicalName) == ["accept"])
+        }
+        #expect(!HopByHopHeaders.Filter(connectionValues: []).isHopByHop("x-private"), "only a named option is hop-by-hop")
     }
 
     @Test("every session cookie of ours is removed from Cookie values, any app, any case; other cookies kept", arguments: [

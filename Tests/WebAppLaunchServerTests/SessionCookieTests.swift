@@ -102,6 +102,22 @@ struct SessionCookieTests {
         }
     }
 
+    @Test("a sealer seals under its newest active key only: none active is no_signing_key, and a verify-only key still opens what it sealed before")
+    func sealsUnderTheActiveKeyOnly() throws {
+        let cookie = try Self.sealedSession(by: SessionSealer(keyring: Fixtures.keyring, appID: Self.magazin.id), expiresAt: UInt64.max / 2)
+        let verifyOnly = try Fixtures.keyring.setting(.verifyOnly, forKeyID: "current")
+        let retired = try SessionSealer(keyring: verifyOnly, appID: Self.magazin.id)
+        let refusal = #expect(throws: LaunchError.self) { try Self.sealedSession(by: retired, expiresAt: UInt64.max / 2) }
+        #expect(refusal?.code == .noSigningKey)
+        #expect(retired.openSession(cookie, now: 0)?.kvnumber == Fixtures.user.kvnumber)
+
+        // A rotation seals under the new kid, and only the rotated sealer opens that cookie.
+        let rotated = try Fixtures.keyring.adding(KeyringKey(kid: "next", status: .active, secret: Fixtures.secret(0x41)))
+        let next = try Self.sealedSession(by: SessionSealer(keyring: rotated, appID: Self.magazin.id), expiresAt: UInt64.max / 2)
+        #expect(try SessionSealer(keyring: rotated, appID: Self.magazin.id).openSession(next, now: 0) != nil)
+        #expect(try SessionSealer(keyring: Fixtures.keyring, appID: Self.magazin.id).openSession(next, now: 0) == nil)
+    }
+
     @Test("a cookie sealed under a key that is later revoked opens nothing after the rotation")
     func cookieUnderRevokedKey() async throws {
         let cookie = try await TestServer().test { client in
