@@ -92,4 +92,40 @@ struct AudienceAttackTests {
     func parameters(_ row: AttackRow) {
         row.check()
     }
+
+    /// One app served at two registered URLs: a token is bound to the one it names, the
+    /// verified launch reports that one, and the request must carry that one's parameters
+    /// (not the other's, not a mix).
+    @Test("a verifier with several audiences binds each token to the one it names, with that one's parameters")
+    func severalAudiences() throws {
+        let plain = Fixtures.magazin.url
+        let tenant = try RegisteredURL("https://magazin.example/app?tenant=demo")
+        let verifier = try LaunchVerifier(keyring: Fixtures.keyring, appID: Fixtures.magazin.id, audiences: [plain, tenant])
+        let now = Date(timeIntervalSince1970: Double(Fixtures.nowSeconds))
+        let forPlain = TokenForge().token
+        let forTenant = TokenForge().with { $0.audience = Array(tenant.description.utf8) }.token
+
+        let plainLaunch = try verifier.verify(query: "launch=\(forPlain)", now: now)
+        #expect(plainLaunch.audience == plain)
+        #expect(plainLaunch.header.audience == plain.description)
+        let tenantLaunch = try verifier.verify(query: "tenant=demo&launch=\(forTenant)", now: now)
+        #expect(tenantLaunch.audience == tenant)
+        #expect(tenantLaunch.header.audience == tenant.description)
+
+        func code(_ query: String) -> LaunchError.Code? {
+            do { _ = try verifier.verify(query: Substring(query), now: now); return nil } catch { return error.code }
+        }
+        #expect(code("launch=\(forTenant)") == .unexpectedParameters)
+        #expect(code("tenant=demo&launch=\(forPlain)") == .unexpectedParameters)
+        let elsewhere = TokenForge().with { $0.audience = Array("https://magazin.example/other".utf8) }.token
+        #expect(code("launch=\(elsewhere)") == .wrongAudience)
+        // The refusal names every audience the verifier accepts, so an operator can see which
+        // `--public-url` differs from the registered one.
+        do {
+            _ = try verifier.verify(query: Substring("launch=\(elsewhere)"), now: now)
+            Issue.record("a token for an unregistered URL was accepted")
+        } catch {
+            #expect(error.reason.contains("\(plain.description) or \(tenant.description)"))
+        }
+    }
 }

@@ -26,12 +26,8 @@ public struct LaunchVerifier: Sendable {
     /// never runs HKDF.
     let appKeys: AppKeys
 
-    /// The canonical audiences, and each one's query components, precomputed.
-    /// The parameters are raw bytes, sorted bytewise: compared as `String`s, Swift's Unicode
-    /// canonical equivalence would let `unit=\u{212A}` (KELVIN SIGN) pass for `unit=K`.
-    /// `text` is the audience as the verifier was configured with it: a verified launch's
-    /// header carries that `String` (equal byte for byte) instead of a copy from the token.
-    private let expected: [(audience: [UInt8], text: String, parameters: [[UInt8]], url: RegisteredURL)]
+    /// The canonical audiences, each with its bytes and query components precomputed.
+    private let expected: [ExpectedAudience]
     /// `appID`'s bytes, compared with the token's in place.
     private let appIDBytes: [UInt8]
 
@@ -51,10 +47,7 @@ public struct LaunchVerifier: Sendable {
         self.appID = appID
         self.audiences = audiences
         self.policy = policy
-        self.expected = audiences.map { audience in
-            let parameters = audience.query.map { Self.sortedBytes($0.utf8.split(separator: UInt8(ascii: "&"))) } ?? []
-            return (Array(audience.description.utf8), audience.description, parameters, audience)
-        }
+        self.expected = audiences.map(ExpectedAudience.init)
         self.appIDBytes = Array(appID.utf8)
     }
 
@@ -201,7 +194,7 @@ public struct LaunchVerifier: Sendable {
 
         // 5. Audience and app, from configuration only, compared byte for byte.
         let audience = UnsafeRawBufferPointer(rebasing: blob[fields.audience])
-        guard let expected = expected.first(where: { Bytes.equal($0.audience, audience) }) else {
+        guard let expected = ExpectedAudience.matching(audience, in: expected) else {
             // Both URLs are public (the MAC held, so the token's is one the launcher registered),
             // and naming them is what lets an operator fix a `--public-url` that differs from
             // the registered URL by a host alias, a port or the scheme.
