@@ -31,9 +31,9 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
         // core, or `--event-loops`) run Swift Concurrency's jobs too, so a request's task
         // resumes on the thread its connection's I/O just ran on instead of hopping to the
         // cooperative pool and back for every read and write (issue 36: half the CPU of a
-        // launch went to those hops and to the core migrations they cause). First thing in the process, before
-        // any task is enqueued, but after parsing, which can size that pool (`--event-loops`)
-        // and starts no task.
+        // launch went to those hops and to the core migrations they cause). First thing in
+        // the process, before any task is enqueued, but after parsing, which can size that
+        // pool (`--event-loops`) and starts no task.
         do {
             var command = try parseAsRoot()
             EventLoopsOption.sizeSharedGroup(loops: (command as? any ListeningCommand)?.eventLoops.eventLoops)

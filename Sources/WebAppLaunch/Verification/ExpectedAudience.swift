@@ -7,11 +7,10 @@ import WebAppRegistry
 /// count: as a tuple of arrays, strings and a ``RegisteredURL``, every verification copied it
 /// field by field through the runtime's generic value witnesses (about 5 % of `verify`).
 final class ExpectedAudience: Sendable {
-    /// The canonical text's bytes, compared byte for byte with the token's audience field.
+    /// The canonical text's bytes (`url.description`), compared byte for byte with the
+    /// token's audience field. A verified launch's header carries `url.description` itself
+    /// (equal byte for byte to the token's) instead of a copy from the token.
     let bytes: [UInt8]
-    /// The canonical text: a verified launch's header carries this `String` (equal byte for
-    /// byte to the token's) instead of a copy from the token.
-    let text: String
     /// The registered URL's query components as raw bytes, sorted bytewise. Compared as
     /// `String`s, Swift's Unicode canonical equivalence would let `unit=\u{212A}` (KELVIN
     /// SIGN) pass for `unit=K`.
@@ -22,7 +21,6 @@ final class ExpectedAudience: Sendable {
     /// - Parameter url: A registered URL the verifier serves.
     init(_ url: RegisteredURL) {
         self.bytes = Array(url.description.utf8)
-        self.text = url.description
         self.parameters = url.query.map { LaunchVerifier.sortedBytes($0.utf8.split(separator: UInt8(ascii: "&"))) } ?? []
         self.url = url
     }

@@ -199,7 +199,7 @@ public struct LaunchVerifier: Sendable {
             // and naming them is what lets an operator fix a `--public-url` that differs from
             // the registered URL by a host alias, a port or the scheme.
             let presented = String(decoding: audience, as: UTF8.self)
-            throw LaunchError(.wrongAudience, "the token is for the registered URL \(presented), this verifier expects \(self.expected.map(\.text).joined(separator: " or "))")
+            throw LaunchError(.wrongAudience, "the token is for the registered URL \(presented), this verifier expects \(self.expected.map(\.url.description).joined(separator: " or "))")
         }
         guard Bytes.equal(appIDBytes, UnsafeRawBufferPointer(rebasing: blob[fields.app])) else {
             throw LaunchError(.wrongApp, "the token is for another app")
@@ -238,7 +238,7 @@ public struct LaunchVerifier: Sendable {
             expiresAt: fields.expiresAt,
             nonce: nonce,
             appID: appID,
-            audience: expected.text
+            audience: expected.url.description
         )
         return VerifiedLaunch(
             header: header,
