@@ -35,32 +35,43 @@ extension GateProxy {
         let head = upstreamHead(request, target: target, session: session, hasBody: false, announcedLength: request.headerFields[.contentLength].flatMap { Int($0) })
         let pool = client.pool
         let method = request.method
-        let loop = connection.channel.eventLoop
-        return connection.start(head, sendsBody: false, responseDeadline: .now() + TimeAmount(responseTimeout)).flatMapError { error in
-            connection.close(error)
-            pool.release(connection, reusable: false)
-            return loop.makeFailedFuture(error)
-        }.flatMap { responseHead -> EventLoopFuture<RelayedAnswer> in
+        // One promise for the answer, completed from the callbacks of the two steps (the
+        // response head, then its body): no future per step of the exchange.
+        let answer = connection.channel.eventLoop.makePromise(of: RelayedAnswer.self)
+        connection.start(head, sendsBody: false, responseDeadline: .now() + TimeAmount(responseTimeout)).whenComplete { started in
+            let responseHead: HTTPResponseHead
+            switch started {
+            case .success(let received):
+                responseHead = received
+            case .failure(let error):
+                connection.close(error)
+                pool.release(connection, reusable: false)
+                // A reused connection the upstream closed before answering: Hummingbird's path sends it again.
+                if UpstreamClient.isSentAgain(head, hasBody: false, after: error, onReusedConnection: true) {
+                    answer.succeed(.passOn)
+                } else {
+                    answer.succeed(.own(GateErrorResponse.answer(Self.failed(error, method: method, logger: logger))))
+                }
+                return
+            }
             let response = UpstreamResponse(head: responseHead, connection: connection, pool: pool)
             switch plan(responseHead, method: method, logger: logger) {
             case .tooLarge:
                 response.release()
-                return loop.makeSucceededFuture(.own(GateErrorResponse.answer(.badGateway)))
+                answer.succeed(.own(GateErrorResponse.answer(.badGateway)))
             case .whole(let planned, let length):
-                return response.collectOnLoop(upTo: length).map { whole -> RelayedAnswer in
+                response.collectOnLoop(upTo: length).whenComplete { collected in
                     withExtendedLifetime(lease) {}
-                    return .response(planned, .whole(whole))
-                }.flatMapErrorThrowing { error in
-                    .own(GateErrorResponse.answer(Self.failed(error, method: method, logger: logger)))
+                    switch collected {
+                    case .success(let whole): answer.succeed(.response(planned, .whole(whole)))
+                    case .failure(let error): answer.succeed(.own(GateErrorResponse.answer(Self.failed(error, method: method, logger: logger))))
+                    }
                 }
             case .stream(let planned, _):
                 let body = UpstreamRelayedBody(response: response, limit: maximumResponseBodyBytes, writeTimeout: TimeAmount(clientWriteTimeout), lease: lease)
-                return loop.makeSucceededFuture(.response(planned, .stream(body)))
+                answer.succeed(.response(planned, .stream(body)))
             }
-        }.flatMapErrorThrowing { error in
-            // Only the head's failures get here: the plan's answers never fail.
-            if UpstreamClient.isSentAgain(head, hasBody: false, after: error, onReusedConnection: true) { return .passOn }
-            return .own(GateErrorResponse.answer(Self.failed(error, method: method, logger: logger)))
         }
+        return answer.futureResult
     }
 }

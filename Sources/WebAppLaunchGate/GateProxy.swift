@@ -224,13 +224,21 @@ public struct GateProxy: Sendable {
         let hopByHop = HopByHopHeaders.Filter(connectionValues: head.headers["connection"])
         var headers = HTTPFields()
         headers.reserveCapacity(head.headers.count)
+        // The length is read in the same pass; two `Content-Length` fields give none (as
+        // `HTTPFields` would join them), and the body is streamed.
+        var lengthValues = 0
+        var lengthValue: String?
         for (name, value) in head.headers {
             guard let fieldName = HTTPField.Name(name), !hopByHop.isHopByHop(fieldName.canonicalName), !IdentityHeaders.isIdentityField(fieldName) else {
                 continue
             }
+            if fieldName == .contentLength {
+                lengthValues += 1
+                lengthValue = value
+            }
             headers.append(HTTPField(name: fieldName, value: value))
         }
-        let length = headers[.contentLength].flatMap { Int($0) }
+        let length = lengthValues == 1 ? lengthValue.flatMap { Int($0) } : nil
         if let length, length > maximumResponseBodyBytes {
             logger.error("gate.response_too_large", metadata: ["method": "\(method)", "status": "502"])
             return .tooLarge

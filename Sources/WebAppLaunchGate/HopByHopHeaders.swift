@@ -15,6 +15,18 @@ public enum HopByHopHeaders {
         "transfer-encoding", "upgrade", "proxy-authenticate", "proxy-authorization",
     ]
 
+    /// Whether a `Connection` option is one of the fixed ``names``, in any case (compared
+    /// byte by byte, as ``Filter/isHopByHop(_:)`` compares lower-cased names: `_` is not `-`).
+    static func isFixedName(_ token: Substring) -> Bool {
+        fixedNameBytes.contains { name in
+            name.count == token.utf8.count && zip(name, token.utf8).allSatisfy { lowerCase, byte in
+                lowerCase == (UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte + 0x20 : byte)
+            }
+        }
+    }
+
+    private static let fixedNameBytes: [[UInt8]] = names.map { Array($0.utf8) }
+
     /// Which fields of one message are hop-by-hop: the fixed names, and those its `Connection`
     /// fields name. One rule for a request's fields and a response's, checked per field in the
     /// one pass that copies them.
@@ -27,8 +39,11 @@ public enum HopByHopHeaders {
         public init(connectionValues: some Sequence<String>) {
             for value in connectionValues {
                 for option in value.split(separator: ",") {
-                    let token = option.trimmingCharacters(in: .whitespaces).lowercased()
-                    if !token.isEmpty { named.append(token) }
+                    let token = option.trimmingCharacters(in: .whitespaces)
+                    // A fixed name (`keep-alive`, in nearly every message) is removed anyway:
+                    // it is not kept, so the usual `Connection` costs no allocation.
+                    if token.isEmpty || HopByHopHeaders.isFixedName(token) { continue }
+                    named.append(token.lowercased())
                 }
             }
         }
@@ -48,11 +63,11 @@ public enum HopByHopHeaders {
 }
 
 extension Substring {
-    fileprivate func trimmingCharacters(in set: TrimSet) -> String {
+    fileprivate func trimmingCharacters(in set: TrimSet) -> Substring {
         var slice = self[...]
         while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
+        return slice
     }
 
     fileprivate enum TrimSet { case whitespaces }

@@ -49,15 +49,26 @@ public enum IdentityHeaders {
     /// - Returns: The fields, in a fixed order.
     public static func fields(for session: LaunchSession, includeAccessToken: Bool) -> HTTPFields {
         var fields = HTTPFields()
-        fields.append(HTTPField(name: subject, value: percentEncoded(session.kvnumber)))
-        fields.append(HTTPField(name: firstName, value: percentEncoded(session.firstName)))
-        fields.append(HTTPField(name: lastName, value: percentEncoded(session.lastName)))
-        fields.append(HTTPField(name: kvnr, value: percentEncoded(session.kvnumber)))
-        fields.append(HTTPField(name: app, value: percentEncoded(session.appID)))
-        if includeAccessToken, let token = session.accessToken {
-            fields.append(HTTPField(name: accessToken, value: percentEncoded(token)))
+        forEach(for: session, includeAccessToken: includeAccessToken) { name, value in
+            fields.append(HTTPField(name: name, value: value))
         }
         return fields
+    }
+
+    /// Hands each identity field of a session to `body`, in the order of
+    /// ``fields(for:includeAccessToken:)``: the one place that decides which fields a session
+    /// gives and how their values are written. The reverse proxy adds them straight to the
+    /// upstream request's headers, without an `HTTPFields` in between (its values, ASCII by
+    /// construction, would be validated once more per request).
+    static func forEach(for session: LaunchSession, includeAccessToken: Bool, _ body: (HTTPField.Name, String) -> Void) {
+        body(subject, percentEncoded(session.kvnumber))
+        body(firstName, percentEncoded(session.firstName))
+        body(lastName, percentEncoded(session.lastName))
+        body(kvnr, percentEncoded(session.kvnumber))
+        body(app, percentEncoded(session.appID))
+        if includeAccessToken, let token = session.accessToken {
+            body(accessToken, percentEncoded(token))
+        }
     }
 
     /// Every identity header the gate sets, in the order of ``fields(for:includeAccessToken:)``
@@ -112,21 +123,37 @@ public enum IdentityHeaders {
     /// - Parameter value: Any string.
     /// - Returns: Pure ASCII.
     public static func percentEncoded(_ value: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
+        // Most values (a KVNR, an app id, an access token, many names) need no escape: they
+        // are returned as they are, without a copy.
+        guard !value.utf8.allSatisfy(isUnreserved) else { return value }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(value.utf8.count)
+        bytes.reserveCapacity(value.utf8.count * 3)
         for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+            if isUnreserved(byte) {
                 bytes.append(byte)
-            default:
+            } else {
                 bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
+                bytes.append(hexDigit(byte >> 4))
+                bytes.append(hexDigit(byte & 0x0F))
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a byte is an RFC 3986 unreserved character: `A–Z a–z 0–9 - . _ ~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// The upper-case hex digit of a nibble (0–15).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

@@ -31,7 +31,7 @@ final class ProxyFastPathRoute: FastPathRoute {
     }
 
     func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) -> FastPathAnswer? {
-        guard let session = verification.current.passingSession(request, path: path, query: query),
+        guard let session = verification.withCurrent({ $0.passingSession(request, path: path, query: query) }),
             let target = request.path, GateProxy.forwardableTarget(target),
             let loop = MultiThreadedEventLoopGroup.currentEventLoop,
             let lease = proxy.slots.lease(for: GateProxy.slotKey(session)),

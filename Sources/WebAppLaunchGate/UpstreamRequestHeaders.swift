@@ -75,8 +75,8 @@ enum UpstreamRequestHeaders {
         kept.add(name: hostField.rawName, value: host)
         kept.add(name: forwardedHost.rawName, value: host)
         kept.add(name: forwardedProto.rawName, value: publicURL.scheme)
-        for field in IdentityHeaders.fields(for: session, includeAccessToken: includeAccessToken) {
-            kept.add(name: field.name.rawName, value: field.value)
+        IdentityHeaders.forEach(for: session, includeAccessToken: includeAccessToken) { name, value in
+            kept.add(name: name.rawName, value: value)
         }
         return kept
     }

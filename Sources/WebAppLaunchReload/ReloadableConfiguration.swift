@@ -31,8 +31,15 @@ public final class ReloadableConfiguration<Value: Sendable>: Sendable {
     private let reloadedCounter: Counter
     private let keptCounter: Counter
     /// The configuration in use and the reload decisions, under one lock: a swap and the
-    /// generation it bumps are seen together.
-    private let state: Mutex<(current: Value, machine: ReloadStateMachine)>
+    /// generation it bumps are seen together. The configuration is boxed, so taking it under
+    /// the lock is one reference, however many fields it has.
+    private let state: Mutex<(current: Snapshot, machine: ReloadStateMachine)>
+
+    /// One loaded configuration, never changed: replaced whole by a reload.
+    private final class Snapshot: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
 
     /// Creates a reloadable configuration around one already loaded at startup.
     /// - Parameters:
@@ -54,7 +61,7 @@ public final class ReloadableConfiguration<Value: Sendable>: Sendable {
         let factory = metricsFactory ?? MetricsSystem.factory
         reloadedCounter = Counter(label: Self.metricLabel, dimensions: [("config", name), ("result", "reloaded")], factory: factory)
         keptCounter = Counter(label: Self.metricLabel, dimensions: [("config", name), ("result", "kept")], factory: factory)
-        state = Mutex((initial, ReloadStateMachine()))
+        state = Mutex((Snapshot(initial), ReloadStateMachine()))
     }
 
     /// A configuration that never changes (an embedding app without reloads, tests): a reload
@@ -73,7 +80,19 @@ public final class ReloadableConfiguration<Value: Sendable>: Sendable {
     /// The configuration in use now. Take it once per request and use that snapshot to the
     /// end of the request.
     public var current: Value {
-        state.withLock { $0.current }
+        state.withLock { $0.current }.value
+    }
+
+    /// Calls `body` with the configuration in use now, without copying it: what a request's
+    /// hot path takes when it needs one decision of the configuration (a copy of a verifier's
+    /// configuration is a retain and a release for each of its fields, per request). The
+    /// configuration stays the one in use when the call began, whatever a reload swaps in
+    /// meanwhile; the lock is not held while `body` runs.
+    /// - Parameter body: What to do with the configuration.
+    /// - Returns: What `body` returns.
+    public func withCurrent<Result>(_ body: (Value) throws -> Result) rethrows -> Result {
+        let snapshot = state.withLock { $0.current }
+        return try body(snapshot.value)
     }
 
     /// How many reloads have swapped a configuration in since startup.
@@ -97,7 +116,7 @@ public final class ReloadableConfiguration<Value: Sendable>: Sendable {
             do {
                 let value = try await loader()
                 outcome = state.withLock { state in
-                    state.current = value
+                    state.current = Snapshot(value)
                     return .reloaded(generation: state.machine.generation &+ 1)
                 }
             } catch {

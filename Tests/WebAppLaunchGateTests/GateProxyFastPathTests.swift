@@ -188,4 +188,47 @@ struct GateProxyFastPathTests {
         }
         try await upstream.stop()
     }
+
+    @Test("requests that arrive while the one before them is relayed wait their turn: answered after it, in their order, the upstream asked for each once")
+    func requestsArrivingDuringRelay() async throws {
+        let asked = Mutex<[String]>([])
+        let upstream = try await ScriptedUpstream { _, target in
+            asked.withLock { $0.append(target) }
+            return target == "/first"
+                ? .delayed(.milliseconds(400), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst")
+                : .bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n" + target.dropFirst().prefix(5))
+        }
+        do {
+            try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin))) { publicURL, client in
+                let session = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+                // Warm: an idle upstream connection, so the first request is relayed on the event loop.
+                #expect(try await client.send(publicURL.description + "warmup", headers: [("Cookie", session)]).status == 200)
+                asked.withLock { $0.removeAll() }
+                let port = try #require(publicURL.port)
+                let raw = try await offload { () throws -> String in
+                    let socket = try LoopbackSocket(port: port)
+                    defer { socket.close() }
+                    try socket.send("GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(session)\r\n\r\n")
+                    // The first is being relayed (its upstream answers after 400 ms) when these come.
+                    Thread.sleep(forTimeInterval: 0.15)
+                    try socket.send("GET /secnd HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(session)\r\n\r\n")
+                    Thread.sleep(forTimeInterval: 0.05)
+                    try socket.send(
+                        "GET /third HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                            + "GET /forth HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(session)\r\nConnection: close\r\n\r\n"
+                    )
+                    return try socket.readAll(limit: .seconds(5))
+                }
+                let statuses = raw.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.output.1) }
+                #expect(statuses == ["200", "200", "401", "200"], "\(statuses)")
+                let bodies = raw.matches(of: /\r\n\r\n(first|secnd|forth)/).map { String($0.output.1) }
+                #expect(bodies == ["first", "secnd", "forth"], "\(bodies)")
+                #expect(asked.withLock { $0 } == ["/first", "/secnd", "/forth"], "the upstream is asked once per relayed request, in order")
+            }
+        } catch {
+            try? await upstream.stop()
+            throw error
+        }
+        try await upstream.stop()
+    }
 }

@@ -17,6 +17,8 @@ struct IdentityHeadersTests {
             ("a b+c%d", "a%20b%2Bc%25d"),
             ("A.b_c~d", "A.b_c~d"),
             ("x\r\nSet-Cookie: y", "x%0D%0ASet-Cookie%3A%20y"),
+            ("\u{7F}\u{00}/9", "%7F%00%2F9"),
+            ("T012345678.eyJ-_~", "T012345678.eyJ-_~"),
         ]
     )
     func percentEncoding(value: String, encoded: String) {
@@ -47,6 +49,19 @@ struct IdentityHeadersTests {
             #expect(kept.map(\.name.canonicalName) == ["accept"])
         }
         #expect(!HopByHopHeaders.Filter(connectionValues: []).isHopByHop("x-private"), "only a named option is hop-by-hop")
+    }
+
+    @Test("Connection options are read in any case beside the fixed names they repeat, and a look-alike of a fixed name (`_` for `-`) is named on its own")
+    func connectionOptions() {
+        let filter = HopByHopHeaders.Filter(connectionValues: ["Keep-Alive", " KEEP-ALIVE ,X-Trace\t, keep_alive,, Upgrade"])
+        for name in ["keep-alive", "upgrade", "x-trace", "keep_alive", "connection", "te"] {
+            #expect(filter.isHopByHop(name), "\(name) is hop-by-hop")
+        }
+        for name in ["keep-alivex", "x-trac", "accept", "trace"] {
+            #expect(!filter.isHopByHop(name), "\(name) is end-to-end")
+        }
+        #expect(HopByHopHeaders.isFixedName("Proxy-Authorization") && HopByHopHeaders.isFixedName("tE"))
+        #expect(!HopByHopHeaders.isFixedName("keep_alive") && !HopByHopHeaders.isFixedName("keep-alive2") && !HopByHopHeaders.isFixedName("t"))
     }
 
     @Test("every session cookie of ours is removed from Cookie values, any app, any case; other cookies kept", arguments: [

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import Metrics
 import Synchronization
@@ -78,6 +79,24 @@ struct ReloadableConfigurationTests {
         #expect(loadCount == 2)  // the first, and one for all seven
         #expect(configuration.current == 2)
         #expect(configuration.generation == 2)
+    }
+
+    @Test("withCurrent hands over the configuration in use when it is called, and a reload may swap while its body runs (the lock is not held)")
+    func withCurrentKeepsItsSnapshot() {
+        let configuration = ReloadableConfiguration(name: "registry", initial: 7) { 8 }
+        let seen = configuration.withCurrent { value -> [Int] in
+            // A reload swapping in another value meanwhile, on another thread, bounded: it
+            // needs the lock, so it could not finish if the body held it.
+            let swapped = DispatchSemaphore(value: 0)
+            Task.detached {
+                _ = await configuration.reload()
+                swapped.signal()
+            }
+            let finished = swapped.wait(timeout: .now() + 5) == .success
+            return [value, finished ? configuration.current : -1]
+        }
+        #expect(seen == [7, 8], "the body keeps the value it began with; the reload swapped meanwhile")
+        #expect(configuration.withCurrent { $0 } == 8)
     }
 
     @Test("a fixed configuration keeps itself on reload")

@@ -259,16 +259,8 @@ final class UpstreamResponse: Sendable {
     /// time; completes on the connection's event loop (at once when called there and bytes
     /// are buffered), so the event-loop proxy reads without leaving its thread.
     func nextChunksOnLoop() -> EventLoopFuture<[ByteBuffer]> {
-        let loop = connection.channel.eventLoop
-        if ended.load(ordering: .acquiring) { return loop.makeSucceededFuture([]) }
-        if givenBack.load(ordering: .acquiring) { return loop.makeFailedFuture(UpstreamClientError.connectionClosed) }
-        return connection.nextChunks().map { read in
-            if read.end {
-                self.ended.store(true, ordering: .releasing)
-                self.giveBack(reusable: read.reusable)
-            }
-            return read.chunks
-        }
+        if let settled { return connection.channel.eventLoop.makeCompletedFuture(settled) }
+        return connection.nextChunks().map(take)
     }
 
     /// The whole body, when it has at most `limit` bytes (else ``UpstreamClientError/bodyTooLarge``).
@@ -278,16 +270,20 @@ final class UpstreamResponse: Sendable {
         return promise.futureResult
     }
 
+    /// Pulls until the pull that brings the end: a body buffered whole by then (every small
+    /// response) is collected in one pull, with no pull more to learn that it ended.
     private func collect(into whole: ByteBuffer?, upTo limit: Int, promise: EventLoopPromise<ByteBuffer>) {
-        nextChunksOnLoop().whenComplete { result in
+        if let settled {
+            promise.completeWith(settled.map { _ in whole ?? ByteBuffer() })
+            return
+        }
+        connection.nextChunks().whenComplete { result in
             switch result {
             case .failure(let error):
                 promise.fail(error)
-            case .success(let chunks) where chunks.isEmpty:
-                promise.succeed(whole ?? ByteBuffer())
-            case .success(let chunks):
+            case .success(let read):
                 var whole = whole
-                for var chunk in chunks {
+                for var chunk in self.take(read) {
                     guard (whole?.readableBytes ?? 0) + chunk.readableBytes <= limit else {
                         self.release()
                         promise.fail(UpstreamClientError.bodyTooLarge)
@@ -295,9 +291,30 @@ final class UpstreamResponse: Sendable {
                     }
                     if whole == nil { whole = chunk } else { whole!.writeBuffer(&chunk) }
                 }
-                self.collect(into: whole, upTo: limit, promise: promise)
+                if read.end {
+                    promise.succeed(whole ?? ByteBuffer())
+                } else {
+                    self.collect(into: whole, upTo: limit, promise: promise)
+                }
             }
         }
+    }
+
+    /// What a reader gets when nothing is left to pull: no bytes once the end was read, a
+    /// closed connection once it went back without its end; `nil` while the body is read.
+    private var settled: Result<[ByteBuffer], any Error>? {
+        if ended.load(ordering: .acquiring) { return .success([]) }
+        if givenBack.load(ordering: .acquiring) { return .failure(UpstreamClientError.connectionClosed) }
+        return nil
+    }
+
+    /// A pull's bytes; the pull that brings the end also gives the connection back.
+    private func take(_ read: UpstreamConnectionHandler.BodyRead) -> [ByteBuffer] {
+        if read.end {
+            ended.store(true, ordering: .releasing)
+            giveBack(reusable: read.reusable)
+        }
+        return read.chunks
     }
 
     /// The next body bytes, for a task (``nextChunksOnLoop()``).

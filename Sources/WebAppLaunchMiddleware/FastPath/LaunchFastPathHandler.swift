@@ -13,8 +13,9 @@ import NIOHTTPTypes
 ///
 /// A relayed answer (``FastPathAnswer/relayed(_:)``) is written when it comes; a streamed body
 /// is read one piece at a time, each written and taken by the socket before the next is asked
-/// for. Meanwhile the connection's later parts wait here and the socket is not read: the
-/// client's pipelined requests are answered in their order.
+/// for. Meanwhile the connection's later parts wait here, and once one waits the socket is not
+/// read: the client's pipelined requests are answered in their order, and what waits is at
+/// most what one read of the socket brought.
 final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -31,10 +32,14 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var waiting = CircularBuffer<NIOAny>()
     /// A streamed relayed body being written; let go of when the connection closes.
     private var source: (any RelayedBodySource)?
-    /// A read of the socket asked for while relaying, issued once the answer is written.
+    /// A read of the socket asked for while parts waited, issued once the answer is written.
     private var readPending = false
     private var isActive = true
     private var needsFlush = false
+
+    /// Whether the socket is left unread: a relayed answer is being written and a part of a
+    /// later request already waits for it.
+    private var withholdsReads: Bool { state.isRelaying && !waiting.isEmpty }
 
     init(_ fastPath: LaunchFastPath) {
         self.fastPath = fastPath
@@ -50,8 +55,11 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func read(context: ChannelHandlerContext) {
-        // While an answer is relayed, the client's next requests stay in the socket.
-        if state.isRelaying {
+        // While an answer is relayed, the socket is read until a part of the client's next
+        // request waits here; then the rest stays in the socket. Withholding every read for
+        // the relay would take the socket out of the event loop's interest set and put it
+        // back, two system calls per relayed request, and see a client's close only later.
+        if withholdsReads {
             readPending = true
             return
         }
@@ -228,7 +236,7 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         // The async channel delivers what it was given at a read's completion.
         if passed { context.fireChannelReadComplete() }
         flushIfNeeded(context: context)
-        if !state.isRelaying, readPending {
+        if readPending, !withholdsReads {
             readPending = false
             context.read()
         }

@@ -26,7 +26,7 @@ public struct ReloadingLaunchMiddleware<Value: Sendable, Context: LaunchRequestC
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let snapshot = select(configuration.current)  // once: the request ends on these keys
+        let snapshot = configuration.withCurrent(select)  // once: the request ends on these keys
         return try await snapshot.handle(request, context: context, next: next)
     }
 }

@@ -180,7 +180,7 @@ public struct WebAppServer: Sendable {
         guard configuration.answersLaunchesOnEventLoop, replayStore is any SynchronousReplayStore else { return nil }
         let verification = verification
         return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
-            verification.current.fastPathRoute(path: path)
+            verification.withCurrent { $0.fastPathRoute(path: path) }
         }
     }
 
