@@ -17,15 +17,27 @@ public enum HopByHopHeaders {
 
     /// Whether a `Connection` option is one of the fixed ``names``, in any case (compared
     /// byte by byte, as ``Filter/isHopByHop(_:)`` compares lower-cased names: `_` is not `-`).
-    static func isFixedName(_ token: Substring) -> Bool {
+    static func isFixedName(_ token: Substring.UTF8View) -> Bool {
         fixedNameBytes.contains { name in
-            name.count == token.utf8.count && zip(name, token.utf8).allSatisfy { lowerCase, byte in
-                lowerCase == (UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte + 0x20 : byte)
-            }
+            name.count == token.count && zip(name, token).allSatisfy { $0 == lowerCased($1) }
         }
     }
 
     private static let fixedNameBytes: [[UInt8]] = names.map { Array($0.utf8) }
+
+    /// An ASCII byte in lower case (other bytes as they are).
+    static func lowerCased(_ byte: UInt8) -> UInt8 {
+        UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte + 0x20 : byte
+    }
+
+    /// A `Connection` option without the spaces and tabs around it.
+    static func trimmed(_ token: Substring.UTF8View) -> Substring.UTF8View {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = token.firstIndex(where: { !isBlank($0) }), let last = token.lastIndex(where: { !isBlank($0) }) else {
+            return token[token.endIndex...]
+        }
+        return token[first...last]
+    }
 
     /// Which fields of one message are hop-by-hop: the fixed names, and those its `Connection`
     /// fields name. One rule for a request's fields and a response's, checked per field in the
@@ -38,12 +50,17 @@ public enum HopByHopHeaders {
         /// - Parameter connectionValues: Every `Connection` field value of the message.
         public init(connectionValues: some Sequence<String>) {
             for value in connectionValues {
-                for option in value.split(separator: ",") {
-                    let token = option.trimmingCharacters(in: .whitespaces)
-                    // A fixed name (`keep-alive`, in nearly every message) is removed anyway:
-                    // it is not kept, so the usual `Connection` costs no allocation.
-                    if token.isEmpty || HopByHopHeaders.isFixedName(token) { continue }
-                    named.append(token.lowercased())
+                // Byte by byte, in place: the usual `Connection: keep-alive` allocates nothing.
+                let bytes = value.utf8
+                var start = bytes.startIndex
+                while start < bytes.endIndex {
+                    let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
+                    let token = HopByHopHeaders.trimmed(bytes[start..<end])
+                    // A fixed name is removed anyway: it is not kept.
+                    if !token.isEmpty, !HopByHopHeaders.isFixedName(token) {
+                        named.append(String(decoding: token.map(HopByHopHeaders.lowerCased), as: UTF8.self))
+                    }
+                    start = end < bytes.endIndex ? bytes.index(after: end) : end
                 }
             }
         }
@@ -60,15 +77,4 @@ public enum HopByHopHeaders {
             HopByHopHeaders.names.contains(canonicalName) || (!named.isEmpty && named.contains(canonicalName))
         }
     }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: TrimSet) -> Substring {
-        var slice = self[...]
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return slice
-    }
-
-    fileprivate enum TrimSet { case whitespaces }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import Metrics
 import Synchronization
@@ -82,21 +83,38 @@ struct ReloadableConfigurationTests {
     }
 
     @Test("withCurrent hands over the configuration in use when it is called, and a reload may swap while its body runs (the lock is not held)")
-    func withCurrentKeepsItsSnapshot() {
+    func withCurrentKeepsItsSnapshot() async throws {
         let configuration = ReloadableConfiguration(name: "registry", initial: 7) { 8 }
-        let seen = configuration.withCurrent { value -> [Int] in
-            // A reload swapping in another value meanwhile, on another thread, bounded: it
-            // needs the lock, so it could not finish if the body held it.
-            let swapped = DispatchSemaphore(value: 0)
-            Task.detached {
-                _ = await configuration.reload()
-                swapped.signal()
+        let entered = DispatchSemaphore(value: 0)
+        let swapped = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let seen = Mutex<[Int]>([])
+        // The body blocks a thread of its own, never one of the pool the reload runs on.
+        Thread {
+            configuration.withCurrent { value in
+                entered.signal()
+                let reloaded = swapped.wait(timeout: .now() + 60) == .success
+                seen.withLock { $0 = [value, reloaded ? configuration.current : -1] }
             }
-            let finished = swapped.wait(timeout: .now() + 5) == .success
-            return [value, finished ? configuration.current : -1]
-        }
-        #expect(seen == [7, 8], "the body keeps the value it began with; the reload swapped meanwhile")
+            done.signal()
+        }.start()
+        try await Self.wait(for: entered)
+        // Swapping takes the lock: it finishes only if the body does not hold it.
+        #expect(await configuration.reload() == .reloaded(generation: 1))
+        swapped.signal()
+        try await Self.wait(for: done)
+        #expect(seen.withLock { $0 } == [7, 8], "the body keeps the value it began with; the reload swapped meanwhile")
         #expect(configuration.withCurrent { $0 } == 8)
+    }
+
+    /// Waits for a semaphore without blocking a thread of the pool, 60 s at most (the whole
+    /// suite in parallel can keep the pool busy for seconds).
+    static func wait(for semaphore: DispatchSemaphore) async throws {
+        for _ in 0..<6000 {
+            if semaphore.wait(timeout: .now()) == .success { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("timed out after 60 s")
     }
 
     @Test("a fixed configuration keeps itself on reload")

@@ -16,6 +16,10 @@ struct CookiePairsTests {
         #expect(Self.pairs(" ; ;") == [])
         #expect(Self.pairs("n=") == ["n="])
         #expect(CookiePairs("bare").first { _ in true }?.value == nil)
+        // Bytes outside ASCII before a separator: every pair still starts and ends where its bytes do.
+        #expect(Self.pairs("\u{1F600}=\u{E9}; caf\u{E9}=x=\u{FC};\u{E4}") == ["\u{1F600}=\u{E9}", "caf\u{E9}=x=\u{FC}", "\u{E4}"])
+        let slice = "x\u{E9}=1; b=2; c=3".dropFirst(6)
+        #expect(CookiePairs(slice).map(\.text) == ["b=2", "c=3"], "a field that is a slice of another string")
         #expect(CookiePairs(" x=1 ").map(\.text) == ["x=1 "])
     }
 

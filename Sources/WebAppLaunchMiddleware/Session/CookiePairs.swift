@@ -52,7 +52,7 @@ public struct CookiePairs: Sequence, IteratorProtocol, Sendable {
     public mutating func next() -> Pair? {
         let bytes = field.utf8
         while position < bytes.endIndex {
-            let end = bytes[position...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            let end = Self.firstIndex(of: UInt8(ascii: ";"), in: bytes[position...]) ?? bytes.endIndex
             var start = position
             position = end == bytes.endIndex ? end : bytes.index(after: end)
             while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") {
@@ -60,12 +60,21 @@ public struct CookiePairs: Sequence, IteratorProtocol, Sendable {
             }
             guard start < end else { continue }
             // `;`, `=`, space and tab are ASCII: every index found here is a character boundary.
-            guard let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) else {
+            guard let equals = Self.firstIndex(of: UInt8(ascii: "="), in: bytes[start..<end]) else {
                 return Pair(text: field[start..<end], name: field[start..<end], value: nil)
             }
             return Pair(text: field[start..<end], name: field[start..<equals], value: field[bytes.index(after: equals)..<end])
         }
         return nil
+    }
+
+    /// Where `byte` first occurs in `bytes`: searched in the string's contiguous UTF-8 (a
+    /// native string's, as every field value is), else index by index.
+    private static func firstIndex(of byte: UInt8, in bytes: Substring.UTF8View) -> String.Index? {
+        if let offset = bytes.withContiguousStorageIfAvailable({ $0.firstIndex(of: byte) }) {
+            return offset.map { bytes.index(bytes.startIndex, offsetBy: $0) }
+        }
+        return bytes.firstIndex(of: byte)
     }
 
     /// The value of the first pair named `name` over every `Cookie` field in `values`, the
