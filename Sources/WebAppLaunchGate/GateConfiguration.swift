@@ -60,11 +60,15 @@ public struct GateConfiguration: Sendable {
     /// How long the upstream may stay silent while it sends a body.
     public var readTimeout: Duration = .seconds(30)
     /// How long an idle client connection is kept.
-    public var idleTimeout: Duration = .seconds(75)
+    public var idleTimeout: Duration = Self.defaultIdleTimeout
+    /// ``idleTimeout``'s default, which the printed nginx configuration also keeps below.
+    public static let defaultIdleTimeout: Duration = .seconds(75)
     /// How long an upstream connection is kept idle for reuse: shorter than the app server's
     /// own keep-alive timeout (Node, uvicorn and Apache: 5 s), so the gate ends it first and
     /// no request meets the upstream closing it (a POST would get 502; it is never sent twice).
-    public var upstreamIdleTimeout: Duration = .seconds(4)
+    public var upstreamIdleTimeout: Duration = Self.defaultUpstreamIdleTimeout
+    /// ``upstreamIdleTimeout``'s default, which nginx keeps to the app in the printed configuration too.
+    public static let defaultUpstreamIdleTimeout: Duration = .seconds(4)
     /// How many connections the gate keeps open to the upstream at once. Requests beyond
     /// them wait for a free one, so this caps the upstream's concurrency; the HTTP client's
     /// own default (8) would hold a busy app far below what its clients ask for.

@@ -31,6 +31,12 @@ import WebAppRegistry
 ///   every session cookie of ours is removed (up to ``SessionCookieFamily/nginxPasses``; `/auth`
 ///   refuses a request with more).
 /// - **Byte-exact targets.** Every `proxy_pass` sends `$request_uri`, as the client sent it.
+/// - **Kept connections.** Every request asks `/auth`, so nginx keeps enough idle connections
+///   to the gate for the subrequests a worker has in flight (with fewer, each surplus
+///   subrequest opens and closes one: in `scripts/bench-gate`'s shape about 40 % more CPU per
+///   request for the gate and 25 % for nginx), never closes one for its count of requests, and lets an idle one
+///   go before the other side would (``keepAliveTimeout(below:)``): no request meets the gate
+///   or the app closing the connection it was sent on (a POST would get 502).
 public struct NginxConfiguration: Sendable, Hashable {
     /// The public URL (the gate's `--public-url`): `Host`, `X-Forwarded-*`, the launch path.
     public var publicURL: RegisteredURL
@@ -42,6 +48,32 @@ public struct NginxConfiguration: Sendable, Hashable {
     public var logDirectory: String
     /// The `listen` of the example server in ``complete``.
     public var listen: String
+    /// How long the gate keeps an idle client connection (its `--idle-timeout`): nginx lets
+    /// its idle connections to the gate go sooner.
+    public var gateIdleTimeout: Duration
+    /// How long the gate keeps an idle connection to the app (its `--upstream-idle-timeout`,
+    /// below the app server's own keep-alive timeout): nginx keeps its own to the app as long.
+    public var appIdleTimeout: Duration
+
+    /// Idle connections nginx keeps per worker, to the gate and to the app: at least the
+    /// requests one worker has in flight under load.
+    public static let keptConnections = 64
+    /// Requests after which nginx would close a kept connection (its default, 1000, would
+    /// reopen every connection every thousand requests): in effect never.
+    public static let requestsPerConnection = 1_000_000
+
+    /// nginx's `keepalive_timeout` for a server that closes idle connections after
+    /// `serverIdleTimeout`: four fifths of it, so nginx lets a connection go first.
+    /// - Parameter serverIdleTimeout: The other side's idle timeout.
+    /// - Returns: The timeout in whole milliseconds, at least 1.
+    public static func keepAliveTimeout(below serverIdleTimeout: Duration) -> Int64 {
+        max(1, milliseconds(serverIdleTimeout) * 4 / 5)
+    }
+
+    /// A duration in whole milliseconds.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
 
     /// The internal location launches are routed to.
     public static let exchangeLocation = "/_webapp_launch/exchange"
@@ -59,18 +91,24 @@ public struct NginxConfiguration: Sendable, Hashable {
     ///   - appAddress: The app's `host:port`.
     ///   - logDirectory: The log directory, ending with `/`.
     ///   - listen: The example server's `listen`.
+    ///   - gateIdleTimeout: The gate's idle timeout for client connections.
+    ///   - appIdleTimeout: The gate's idle timeout for connections to the app.
     public init(
         publicURL: RegisteredURL,
         gateAddress: String = "127.0.0.1:4180",
         appAddress: String = "127.0.0.1:9000",
         logDirectory: String = "/var/log/nginx/",
-        listen: String = "127.0.0.1:8080"
+        listen: String = "127.0.0.1:8080",
+        gateIdleTimeout: Duration = GateConfiguration.defaultIdleTimeout,
+        appIdleTimeout: Duration = GateConfiguration.defaultUpstreamIdleTimeout
     ) {
         self.publicURL = publicURL
         self.gateAddress = gateAddress
         self.appAddress = appAddress
         self.logDirectory = logDirectory.hasSuffix("/") ? logDirectory : logDirectory + "/"
         self.listen = listen
+        self.gateIdleTimeout = gateIdleTimeout
+        self.appIdleTimeout = appIdleTimeout
     }
 
     /// The configuration `Docs/nginx-auth-request.conf` holds: every default, the app at
@@ -133,16 +171,32 @@ public struct NginxConfiguration: Sendable, Hashable {
         ]
         lines += [
             "",
+            "# Every request asks the gate: idle connections for the subrequests a worker has in",
+            "# flight, kept for any number of requests, let go before the gate's idle timeout.",
             "upstream webapp_launch_gate {",
             "    server \(gateAddress);",
-            "    keepalive 16;",
+        ] + Self.keepAlive(timeout: Self.keepAliveTimeout(below: gateIdleTimeout)) + [
             "}",
+            "# The app's: let go when the gate lets its own go (--upstream-idle-timeout), below",
+            "# the app server's keep-alive timeout.",
             "upstream webapp_launch_app {",
             "    server \(appAddress);",
-            "    keepalive 16;",
+        ] + Self.keepAlive(timeout: max(1, Self.milliseconds(appIdleTimeout))) + [
             "}",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// An upstream block's keep-alive lines.
+    /// - Parameter milliseconds: nginx's `keepalive_timeout`.
+    /// - Returns: The lines, indented for the block.
+    private static func keepAlive(timeout milliseconds: Int64) -> [String] {
+        let timeout = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+        return [
+            "    keepalive \(keptConnections);",
+            "    keepalive_requests \(requestsPerConnection);",
+            "    keepalive_timeout \(timeout);",
+        ]
     }
 
     /// The `server {}` part: the routing of launches, the gate's locations, the app's.

@@ -224,7 +224,9 @@ extension WebAppLaunchCommand {
             let bracketed = host.contains(":") ? "[\(host)]" : host
             let nginx = NginxConfiguration(
                 publicURL: publicURL, gateAddress: "\(bracketed):\(port)", appAddress: nginxApp,
-                logDirectory: nginxLogDirectory, listen: nginxListen
+                logDirectory: nginxLogDirectory, listen: nginxListen,
+                gateIdleTimeout: idle.duration(otherwise: GateConfiguration.defaultIdleTimeout),
+                appIdleTimeout: .seconds(upstreamIdleTimeout)
             )
             let text = switch nginxConfigPart {
             case .complete: nginx.complete

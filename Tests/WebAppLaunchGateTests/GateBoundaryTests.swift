@@ -317,6 +317,42 @@ struct GateNginxConfigurationTests {
         #expect(!text.contains("proxy_pass http://webapp_launch_app;"), "every proxy_pass sends $request_uri")
     }
 
+    @Test(
+        "nginx keeps enough idle connections to the gate and the app, for any number of requests, and lets one go before the gate would and when the gate lets its own to the app go",
+        arguments: [
+            (Duration.seconds(75), Duration.seconds(4)), (.seconds(10), .seconds(1)), (.seconds(1), .milliseconds(1500)), (.seconds(3600), .seconds(30)),
+        ]
+    )
+    func keptConnections(gateIdle: Duration, appIdle: Duration) throws {
+        let nginx = NginxConfiguration(publicURL: try RegisteredURL("http://127.0.0.1:8080/"), gateIdleTimeout: gateIdle, appIdleTimeout: appIdle)
+        let text = nginx.httpContext
+        /// The directives of one upstream block, by name.
+        func block(_ name: String) throws -> [String: String] {
+            let start = try #require(text.range(of: "upstream \(name) {\n"))
+            let body = text[start.upperBound...].prefix { $0 != "}" }
+            return Dictionary(uniqueKeysWithValues: body.split(separator: "\n").compactMap { line -> (String, String)? in
+                let words = line.trimmingCharacters(in: .whitespaces).dropLast().split(separator: " ", maxSplits: 1)
+                return words.count == 2 ? (String(words[0]), String(words[1])) : nil
+            })
+        }
+        /// An nginx time (`60s`, `800ms`) in milliseconds.
+        func milliseconds(_ value: String?) throws -> Int64 {
+            let value = try #require(value)
+            if value.hasSuffix("ms") { return try #require(Int64(value.dropLast(2))) }
+            #expect(value.hasSuffix("s"), "\(value)")
+            return try #require(Int64(value.dropLast())) * 1000
+        }
+        let gate = try block("webapp_launch_gate")
+        let app = try block("webapp_launch_app")
+        for directives in [gate, app] {
+            #expect(try #require(Int(directives["keepalive"] ?? "")) >= 64, "idle connections for a worker's subrequests in flight")
+            #expect(try #require(Int(directives["keepalive_requests"] ?? "")) >= 1_000_000, "never closed for their count")
+        }
+        let gateKept = try milliseconds(gate["keepalive_timeout"])
+        #expect(gateKept >= 1 && Duration.milliseconds(gateKept) < gateIdle, "nginx lets an idle connection to the gate go first")
+        #expect(Duration.milliseconds(try milliseconds(app["keepalive_timeout"])) == appIdle, "as long as the gate keeps its own to the app")
+    }
+
     @Test("with the gate down, a launch gets 502 and its token is in no nginx log")
     func gateDownKeepsLaunchesOutOfLogs() async throws {
         let upstream = try await EchoUpstream()
