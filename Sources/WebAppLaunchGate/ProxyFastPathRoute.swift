@@ -1,6 +1,6 @@
 import HTTPTypes
 import Logging
-import NIOPosix
+import NIOCore
 import WebAppLaunchMiddleware
 import WebAppLaunchReload
 
@@ -30,10 +30,9 @@ final class ProxyFastPathRoute: FastPathRoute {
         self.proxy = proxy
     }
 
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) -> FastPathAnswer? {
+    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) -> FastPathAnswer? {
         guard let session = verification.withCurrent({ $0.passingSession(request, path: path, query: query) }),
             let target = request.path, GateProxy.forwardableTarget(target),
-            let loop = MultiThreadedEventLoopGroup.currentEventLoop,
             let lease = proxy.slots.lease(for: GateProxy.slotKey(session)),
             let connection = proxy.client.pool.leaseIdle(preferring: loop)
         else { return nil }

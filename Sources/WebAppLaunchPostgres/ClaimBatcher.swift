@@ -87,7 +87,8 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let actions = machine.withLock { machine -> Machine.Actions? in
-                    guard waiter.attach(continuation) else { return nil }  // cancelled already: answered
+                    // Cancelled already: answered.
+                    guard waiter.attach({ continuation.resume(with: $0) }) else { return nil }
                     return machine.claim(claim, now: now)
                 }
                 if let actions { perform(actions) }
@@ -96,6 +97,25 @@ final class ClaimBatcher<C: Clock>: Sendable where C.Duration == Duration {
             waiter.finish(.failure(CancellationError()))
             machine.withLock { $0.cancel(claim: number) }
         }
+    }
+
+    /// Queues a claim whose answer goes to `completion`, for a caller that does not wait in
+    /// a task (a launch exchanged on its connection's event loop): the same queue, batches,
+    /// deadline and errors as ``claim(_:expiresAt:)``, without cancellation (the deadline
+    /// bounds the wait).
+    /// - Parameters:
+    ///   - id: The launch's replay id.
+    ///   - expiresAt: When the row may be swept.
+    ///   - completion: Called exactly once, on any thread: `true` when this claim recorded
+    ///     the id first; the batch's error, or ``ReplayStoreError`` when the store has
+    ///     stopped or the claim's deadline passed.
+    func claim(_ id: ReplayID, expiresAt: Int64, completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+        let number = claimNumbers.wrappingAdd(1, ordering: .relaxed).oldValue
+        let now = clock.now
+        let claim = Machine.Claim(
+            number: number, id: id, expiresAt: expiresAt, waiter: ClaimWaiter(completion: completion), deadline: now.advanced(by: claimTimeout)
+        )
+        perform(machine.withLock { $0.claim(claim, now: now) })
     }
 
     /// Sends batches until ``close()`` (and the batches then in flight are answered or past

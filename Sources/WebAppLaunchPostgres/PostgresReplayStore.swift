@@ -48,7 +48,7 @@ import WebAppRegistry
 /// are succeeding, for `/readyz`. The store requires durable commits: before its first
 /// claim it checks `synchronous_commit` and refuses to claim while it is `off`, unless
 /// ``Configuration/allowsAsynchronousCommit``.
-public final class PostgresReplayStore: ReplayStore, Service {
+public final class PostgresReplayStore: CallbackReplayStore, Service {
     /// Connection and timing settings.
     public struct Configuration: Sendable {
         /// `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]`.
@@ -169,15 +169,27 @@ public final class PostgresReplayStore: ReplayStore, Service {
     }
 
     public func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64) async throws -> Bool {
-        // The batcher holds the claim's deadline (no timer task per claim); every failure,
-        // the caller's cancellation included, is `unavailable`, as from the SQLite store.
+        // The batcher holds the claim's deadline (no timer task per claim).
         do {
             return try await batcher.claim(id, expiresAt: Int64(clamping: deadline))
-        } catch let error as ReplayStoreError {
-            throw error
         } catch {
-            throw ReplayStoreError(.unavailable, "PostgreSQL failed: \(String(describing: type(of: error)))")
+            throw Self.storeError(error)
         }
+    }
+
+    /// The same claim, answered through a callback: a launch exchanged on its connection's
+    /// event loop waits for its batch without a task (``CallbackReplayStore``).
+    public func claim(_ id: ReplayID, until deadline: UInt64, now: UInt64, completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+        batcher.claim(id, expiresAt: Int64(clamping: deadline)) { result in
+            completion(result.mapError(Self.storeError))
+        }
+    }
+
+    /// What a claim's failure is to its caller: every failure, the caller's cancellation
+    /// included, is `unavailable` (as from the SQLite store), with the type of what failed.
+    private static func storeError(_ error: any Error) -> any Error {
+        if let error = error as? ReplayStoreError { return error }
+        return ReplayStoreError(.unavailable, "PostgreSQL failed: \(String(describing: type(of: error)))")
     }
 
     /// Whether claims can be expected to succeed, for a load balancer's readiness check:

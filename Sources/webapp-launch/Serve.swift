@@ -59,7 +59,7 @@ extension WebAppLaunchCommand {
 
         @Flag(
             inversion: .prefixedNo,
-            help: "Exchange launches on the connection's event loop when the replay store claims without waiting (the memory store); --no-event-loop-launches sends them through Hummingbird's request path. The same exchange either way."
+            help: "Exchange launches on the connection's event loop when the replay store claims without a task (the memory store at once, PostgreSQL through a callback); --no-event-loop-launches sends them through Hummingbird's request path. The same exchange either way."
         )
         var eventLoopLaunches = true
 

@@ -155,8 +155,15 @@ func psql(_ url: String, _ sql: String) async throws -> String {
 }
 
 /// Runs a server on a free loopback port for the duration of `body`.
+/// - Parameters:
+///   - replayStore: The server's store.
+///   - eventLoop: Whether launches are exchanged on the event loop (the default) or on
+///     Hummingbird's path.
+///   - logger: The server's logger; warnings only to the test's output by default.
 func withRunningServer<T: Sendable>(
     replayStore: any ReplayStore,
+    eventLoop: Bool = true,
+    logger: Logger? = nil,
     _ body: @Sendable (Int) async throws -> T
 ) async throws -> T {
     var configuration = WebAppServerConfiguration(
@@ -165,8 +172,12 @@ func withRunningServer<T: Sendable>(
         apps: [ServedApp(PostgresFixtures.app)]
     )
     configuration.port = 0
-    var logger = Logger(label: "test.server")
-    logger.logLevel = .warning
+    configuration.answersLaunchesOnEventLoop = eventLoop
+    let logger = logger ?? {
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .warning
+        return logger
+    }()
     let server = try WebAppServer(configuration: configuration, replayStore: replayStore, logger: logger)
     let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let application = server.makeApplication { channel in

@@ -159,7 +159,7 @@ struct LaunchFastPathTests {
         #expect(logs.lines("launch.accepted", where: "app", is: Fixtures.bonus.id).count == 1)
     }
 
-    @Test("launches whose store waits are never answered on the event loop")
+    @Test("launches whose store only waits in a task (it neither claims at once nor answers through a callback) are never answered on the event loop")
     func waitingStoreStaysOnHummingbird() async throws {
         let logs = LogCapture()
         let server = try TestServer(replayStore: FailingReplayStore(), logs: logs)

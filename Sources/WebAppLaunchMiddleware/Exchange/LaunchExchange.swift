@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import NIOCore
 import WebAppLaunch
 import WebAppRegistry
 
@@ -14,8 +15,9 @@ import WebAppRegistry
 /// drift: ``LaunchVerificationMiddleware`` awaits any store's claim on Hummingbird's
 /// request path, and ``LaunchFastPath`` answers a launch on the connection's event loop when
 /// the store can claim at once (``SynchronousReplayStore``,
-/// ``exchange(query:headers:store:logger:)``). Logging and metrics happen here too, once per
-/// answer, whichever runner asked.
+/// ``exchange(query:headers:store:logger:)``) or answer its claim through a callback
+/// (``CallbackReplayStore``, ``exchange(query:headers:store:on:logger:)``). Logging and
+/// metrics happen here too, once per answer, whichever runner asked.
 public struct LaunchExchange: Sendable {
     let verifier: LaunchVerifier
     let cookies: SessionCookieCodec
@@ -138,6 +140,35 @@ public struct LaunchExchange: Sendable {
                 return storeFailed(pending, error: error, logger: logger)
             }
             return try finish(pending, claimed: claimed, logger: logger)
+        }
+    }
+
+    /// The whole exchange with a store that answers its claim through a callback: what
+    /// ``LaunchFastPath`` runs on the event loop when the store waits on I/O. A launch
+    /// refused before its claim is answered at once; a claimed one when its store answers.
+    /// - Parameters:
+    ///   - query: The raw query.
+    ///   - headers: The request's fields.
+    ///   - store: The store, whose claim answers through a callback.
+    ///   - loop: The event loop of the request's connection, where the answer completes.
+    ///   - logger: Where the outcome is logged.
+    /// - Returns: The answer now, or relayed when the claim is answered (failed only when
+    ///   the session cannot be sealed: the runner answers 500).
+    public func exchange(query: Substring, headers: HTTPFields, store: some CallbackReplayStore, on loop: any EventLoop, logger: Logger) -> FastPathAnswer {
+        switch begin(query: query, form: nil, headers: headers, logger: logger) {
+        case .answered(let answer):
+            return .now(answer)
+        case .claim(let pending):
+            let answer = loop.makePromise(of: RelayedAnswer.self)
+            store.claim(pending.launch.replayID, until: pending.launch.replayDeadline, now: nowSeconds) { claimed in
+                switch claimed {
+                case .success(let claimed):
+                    answer.completeWith(Result { .own(try self.finish(pending, claimed: claimed, logger: logger)) })
+                case .failure(let error):
+                    answer.succeed(.own(self.storeFailed(pending, error: error, logger: logger)))
+                }
+            }
+            return .relayed(answer.futureResult)
         }
     }
 

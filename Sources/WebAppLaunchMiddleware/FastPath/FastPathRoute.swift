@@ -1,12 +1,13 @@
 import HTTPTypes
 import Logging
+import NIOCore
 
 /// A path whose requests ``LaunchFastPath`` may answer on the connection's event loop, when
 /// the whole decision is synchronous and known from the request head.
 ///
 /// Each kind calls the one decision its Hummingbird middleware calls, so the two runners
 /// cannot drift: an app's launch route (``LaunchFastPath/Route``: verify, claim in a store
-/// that never waits, 303 with the session), the gate's nginx `auth_request` check (a live
+/// that never waits in a task, 303 with the session), the gate's nginx `auth_request` check (a live
 /// session and the endpoint's rules, 202 with the identity headers) and the gate's reverse
 /// proxy (a live session, relayed to the upstream over an idle kept-alive connection, one of
 /// the same event loop first: ``FastPathAnswer/relayed(_:)``).
@@ -18,8 +19,9 @@ public protocol FastPathRoute: AnyObject, Sendable {
     ///   - request: The request head.
     ///   - path: Its path (the route's own, byte for byte).
     ///   - query: Its raw query, or `nil` without a `?`.
+    ///   - loop: The event loop of the request's connection (where a relayed answer completes).
     ///   - logger: Where the decision is logged, as the middleware logs it.
     /// - Returns: The answer, or `nil` to pass the request on.
     /// - Throws: When the answer cannot be made (the runner answers 500, as Hummingbird does).
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> FastPathAnswer?
+    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) throws -> FastPathAnswer?
 }

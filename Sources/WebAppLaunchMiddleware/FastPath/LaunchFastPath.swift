@@ -7,12 +7,14 @@ import NIOCore
 /// On Hummingbird's path a launch costs a task switch to the cooperative pool and back, the
 /// request and response types, the router and every middleware: most of its CPU when the
 /// exchange itself is a few microseconds. When the app's replay store claims at once
-/// (``SynchronousReplayStore``: the in-memory store), ``LaunchFastPathHandler`` answers a
-/// launch (a GET to an app's own path whose query carries `launch`) in the channel
-/// pipeline. Everything else, and every launch whose store waits, goes on to Hummingbird as
-/// before. The gate's nginx `auth_request` check (`GET /auth` with a live session) takes the
-/// same path, and so do the gate's proxied GETs, whose answer is relayed from an upstream
-/// connection when it comes (``FastPathAnswer/relayed(_:)``): any ``FastPathRoute`` can.
+/// (``SynchronousReplayStore``: the in-memory store) or answers its claim through a callback
+/// (``CallbackReplayStore``: PostgreSQL, the answer written when the claim's batch
+/// returns), ``LaunchFastPathHandler`` answers a launch (a GET to an app's own path whose
+/// query carries `launch`) in the channel pipeline. Everything else, and every launch whose
+/// store can do neither (SQLite), goes on to Hummingbird as before. The gate's nginx
+/// `auth_request` check (`GET /auth` with a live session) takes the same path, and so do the
+/// gate's proxied GETs, whose answer is relayed from an upstream connection when it comes
+/// (``FastPathAnswer/relayed(_:)``): any ``FastPathRoute`` can.
 ///
 /// It is the same exchange, not a second one: ``LaunchExchange`` decides and logs for both
 /// runners, ``LaunchRequestKind`` says what a launch is for both, and the response carries
@@ -22,10 +24,30 @@ public struct LaunchFastPath: Sendable {
     /// Where a launch to one app path is exchanged: built once per loaded configuration
     /// (a class, so a request's lookup hands on one reference, not the exchange's fields).
     public final class Route: FastPathRoute {
+        /// How a route's store answers a claim without a task.
+        public enum Store: Sendable {
+            /// At once, under a lock (the in-memory store).
+            case synchronous(any SynchronousReplayStore)
+            /// Through a callback, when its I/O is done (PostgreSQL).
+            case callback(any CallbackReplayStore)
+
+            /// The store's way, when it has one: `nil` for a store that only waits in a task.
+            /// - Parameter store: An app's replay store.
+            public init?(_ store: any ReplayStore) {
+                if let store = store as? any SynchronousReplayStore {
+                    self = .synchronous(store)
+                } else if let store = store as? any CallbackReplayStore {
+                    self = .callback(store)
+                } else {
+                    return nil
+                }
+            }
+        }
+
         /// The app's exchange.
         public let exchange: LaunchExchange
-        /// The app's store, which claims without waiting.
-        public let store: any SynchronousReplayStore
+        /// The app's store.
+        public let store: Store
         /// The app path the route answers (the audience's path, byte for byte).
         public let path: String
 
@@ -33,20 +55,25 @@ public struct LaunchFastPath: Sendable {
         ///   - exchange: The app's exchange.
         ///   - store: Its store.
         ///   - path: The path it answers.
-        public init(exchange: LaunchExchange, store: any SynchronousReplayStore, path: String) {
+        public init(exchange: LaunchExchange, store: Store, path: String) {
             self.exchange = exchange
             self.store = store
             self.path = path
         }
 
-        /// Exchanges a query launch (``LaunchRequestKind/queryLaunch``) with a claim that
-        /// never waits; any other request to the path is passed on.
-        public func answer(_ request: HTTPRequest, path: Substring, query: Substring?, logger: Logger) throws -> FastPathAnswer? {
+        /// Exchanges a query launch (``LaunchRequestKind/queryLaunch``) whose claim never
+        /// waits in a task; any other request to the path is passed on.
+        public func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) throws -> FastPathAnswer? {
             guard let query,
                 LaunchRequestKind(method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: [self.path])
                     == .queryLaunch
             else { return nil }
-            return .now(try exchange.exchange(query: query, headers: request.headerFields, store: store, logger: logger))
+            switch store {
+            case .synchronous(let store):
+                return .now(try exchange.exchange(query: query, headers: request.headerFields, store: store, logger: logger))
+            case .callback(let store):
+                return exchange.exchange(query: query, headers: request.headerFields, store: store, on: loop, logger: logger)
+            }
         }
     }
 
@@ -106,11 +133,13 @@ public struct LaunchFastPath: Sendable {
 
     /// The answer to a request, when a route answers it here: a GET with no body and no
     /// `Connection` option but keep-alive, to a path with a route, which decides
-    /// (``FastPathRoute/answer(_:path:query:logger:)``). An error of the route is logged by
+    /// (``FastPathRoute/answer(_:path:query:on:logger:)``). An error of the route is logged by
     /// type and answered 500, as on Hummingbird's path.
-    /// - Parameter request: The request head.
+    /// - Parameters:
+    ///   - request: The request head.
+    ///   - loop: The event loop of the request's connection.
     /// - Returns: The answer, or `nil` to pass the request on.
-    func answer(for request: HTTPRequest) -> FastPathAnswer? {
+    func answer(for request: HTTPRequest, on loop: any EventLoop) -> FastPathAnswer? {
         guard request.method == .get, let target = request.path else { return nil }
         let fields = request.headerFields
         // A body, or a connection option other than keep-alive (`close`, an upgrade), is
@@ -124,7 +153,7 @@ public struct LaunchFastPath: Sendable {
         let query = mark.map { Substring(bytes[bytes.index(after: $0)...]) }
         guard let route = route(path) else { return nil }
         do {
-            return try route.answer(request, path: path, query: query, logger: logger)
+            return try route.answer(request, path: path, query: query, on: loop, logger: logger)
         } catch {
             logger.error("request.failed", metadata: ["error_type": "\(String(describing: type(of: error)))"])
             return .now(Self.internalError)

@@ -89,7 +89,7 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         switch unwrapInboundIn(data) {
         case .head(let request):
             // Decided at the head: a GET without a body ends right after it.
-            let answer = state.mayAnswer ? fastPath.answer(for: request) : nil
+            let answer = state.mayAnswer ? fastPath.answer(for: request, on: context.eventLoop) : nil
             action = state.head(answerable: answer != nil)
             if action == .hold {
                 held = answer

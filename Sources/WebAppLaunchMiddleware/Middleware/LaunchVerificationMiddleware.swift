@@ -30,8 +30,6 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
 
     let verifier: LaunchVerifier
     let replayStore: any ReplayStore
-    /// The store again when it claims without waiting, cast once here rather than per launch.
-    let synchronousStore: (any SynchronousReplayStore)?
     /// The exchange's decisions, shared with ``LaunchFastPath``.
     public let exchange: LaunchExchange
     let unauthenticated: UnauthenticatedPolicy
@@ -70,7 +68,6 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
         try DevelopmentKeyPolicy.check(verifier.keyring, bindHost: nil, publicURLs: verifier.audiences)
         self.verifier = verifier
         self.replayStore = replayStore
-        self.synchronousStore = replayStore as? any SynchronousReplayStore
         self.exchange = LaunchExchange(
             verifier: verifier,
             cookies: SessionCookieCodec(sealer: sealer, audiences: verifier.audiences),
@@ -139,11 +136,12 @@ public struct LaunchVerificationMiddleware<Context: LaunchRequestContext>: Route
     }
 
     /// This app's route on the event-loop launch path (``LaunchFastPath``), when its store
-    /// claims without waiting; `nil` keeps its launches on Hummingbird's path.
+    /// claims without a task (at once, or through a callback); `nil` keeps its launches on
+    /// Hummingbird's path.
     /// - Parameter path: The app path the route answers (one of the audiences' paths).
     /// - Returns: The route, or `nil`.
     public func fastPathRoute(path: String) -> LaunchFastPath.Route? {
-        guard let store = synchronousStore, audiences.contains(where: { $0.path == path }) else { return nil }
+        guard let store = LaunchFastPath.Route.Store(replayStore), audiences.contains(where: { $0.path == path }) else { return nil }
         return LaunchFastPath.Route(exchange: exchange, store: store, path: path)
     }
 

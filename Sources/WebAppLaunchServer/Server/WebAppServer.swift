@@ -174,10 +174,12 @@ public struct WebAppServer: Sendable {
 
     /// The launches the public listener answers on the event loop (``LaunchFastPath``):
     /// each served app's path, with the middleware of the configuration in use when the
-    /// request arrives, when the store claims without waiting; `nil` when switched off
-    /// (``WebAppServerConfiguration/answersLaunchesOnEventLoop``).
+    /// request arrives, when the store claims without a task (at once, or through a
+    /// callback: ``LaunchFastPath/Route/Store``); `nil` when switched off
+    /// (``WebAppServerConfiguration/answersLaunchesOnEventLoop``) or for a store that only
+    /// waits in a task (SQLite).
     func makeLaunchFastPath() -> LaunchFastPath? {
-        guard configuration.answersLaunchesOnEventLoop, replayStore is any SynchronousReplayStore else { return nil }
+        guard configuration.answersLaunchesOnEventLoop, LaunchFastPath.Route.Store(replayStore) != nil else { return nil }
         let verification = verification
         return LaunchFastPath(securityHeaders: securityHeaders, logger: logger) { path in
             verification.withCurrent { $0.fastPathRoute(path: path) }

@@ -40,7 +40,8 @@ public struct WebAppServerConfiguration: Sendable {
     /// The deep link the sample page's button posts (``DevelopmentDefaults/articleDeepLink``).
     public var articleDeepLink: String
     /// Whether launches are exchanged on the connection's event loop when the replay store
-    /// claims without waiting (``LaunchFastPath``: the in-memory store); default `true`.
+    /// claims without a task (``LaunchFastPath``: the in-memory store at once, PostgreSQL
+    /// through a callback); default `true`.
     /// The same exchange either way; `false` sends every launch through Hummingbird's
     /// request path (to compare the two, or to rule the fast path out).
     public var answersLaunchesOnEventLoop = true
