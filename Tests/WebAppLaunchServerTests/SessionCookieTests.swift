@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Testing
 import WebAppLaunchTestSupport
 @_spi(Testing) import WebAppLaunch
-import WebAppLaunchMiddleware
+@testable import WebAppLaunchMiddleware
 import WebAppLaunchServer
 import WebAppRegistry
 
@@ -24,6 +24,25 @@ struct SessionCookieTests {
         #expect(response.setCookies.isEmpty, sourceLocation: sourceLocation)
         #expect(!response.text.contains(Fixtures.user.firstName), sourceLocation: sourceLocation)
         #expect(!response.text.contains("A********0"), sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "an accepted launch's cookie opens to the launch's user, app, key and launch id, with its access token only when it has one",
+        arguments: [Fixtures.user, LaunchUser(accessToken: "", firstName: "Zoë", lastName: "Groß-Öztürk", kvnumber: "B551029382")]
+    )
+    func cookieCarriesTheLaunch(user: LaunchUser) throws {
+        let verifier = try LaunchVerifier(keyring: Fixtures.keyring, app: Self.magazin)
+        let launch = try verifier.verify(token: Fixtures.token(for: Self.magazin, user: user), now: Fixtures.now)
+        let codec = SessionCookieCodec(sealer: SessionSealer(verifier: verifier), audiences: verifier.audiences)
+        let expiresAt = UInt64(Fixtures.now.timeIntervalSince1970) + 1800
+        let field = try codec.setCookie(for: launch, expiresAt: expiresAt, maxAge: 1800)
+        let pair = String(field.value.prefix { $0 != ";" })
+        let session = try #require(codec.session(in: [.cookie: pair], now: expiresAt - 1))
+        #expect(session == LaunchSession(launch: launch, expiresAt: expiresAt))
+        #expect(session.launchID == launch.replayID.hex && session.appID == Self.magazin.id && session.kid == launch.header.kid)
+        #expect(session.firstName == user.firstName && session.lastName == user.lastName && session.kvnumber == user.kvnumber)
+        #expect(session.accessToken == (user.accessToken.isEmpty ? nil : user.accessToken))
+        #expect(codec.session(in: [.cookie: pair], now: expiresAt) == nil, "not a second past its end")
     }
 
     @Test("a request with neither a launch nor a cookie gets 401 and no page", arguments: Transport.allCases)

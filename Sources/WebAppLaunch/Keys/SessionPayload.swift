@@ -52,16 +52,18 @@ package struct SessionPayload: Sendable, Hashable {
         self.accessToken = accessToken
     }
 
-    /// A session for a verified launch.
+    /// A session for a verified launch: what an accepted launch's cookie seals, straight from
+    /// the launch (its replay id as it is, not through the hex text a `LaunchSession` keeps).
     /// - Parameters:
     ///   - launch: The verified launch.
     ///   - expiresAt: The session's end, seconds since 1970.
-    ///   - includeAccessToken: Whether to keep the access token.
+    ///   - includeAccessToken: Whether to keep the access token (an empty one, a launch that
+    ///     carries none, is never kept).
     package init(launch: VerifiedLaunch, expiresAt: UInt64, includeAccessToken: Bool) throws(LaunchError) {
         try self.init(
             expiresAt: expiresAt, appID: launch.header.appID, kid: launch.header.kid, launchID: launch.replayID,
             firstName: launch.claims.firstName, lastName: launch.claims.lastName, kvnumber: launch.claims.kvnr.value,
-            accessToken: includeAccessToken ? launch.claims.accessToken : nil
+            accessToken: includeAccessToken && !launch.claims.accessToken.isEmpty ? launch.claims.accessToken : nil
         )
     }
 

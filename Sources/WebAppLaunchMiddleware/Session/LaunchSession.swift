@@ -53,35 +53,6 @@ public struct LaunchSession: Sendable, Hashable, Codable, CustomStringConvertibl
         expiresAt = payload.expiresAt
     }
 
-    /// The cookie payload of this session (SPEC.md §12.2).
-    /// - Throws: `invalid_claims` when a field breaks the claim rules or `launchID` is not 32
-    ///   hex digits (never for a session made from a verified launch).
-    func payload() throws(LaunchError) -> SessionPayload {
-        // Straight into the id's two halves: no byte array, no generic initialiser.
-        var high: UInt64 = 0, low: UInt64 = 0, count = 0
-        for digit in launchID.utf8 {
-            guard count < 32, let value = Self.hexValue(digit) else {
-                throw LaunchError(.invalidClaims, "the session's launch id is not 32 hex digits")
-            }
-            if count < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            count += 1
-        }
-        guard count == 32 else { throw LaunchError(.invalidClaims, "the session's launch id is not 32 hex digits") }
-        let id = ReplayID(high: high, low: low)
-        return try SessionPayload(
-            expiresAt: expiresAt, appID: appID, kid: kid, launchID: id,
-            firstName: firstName, lastName: lastName, kvnumber: kvnumber, accessToken: accessToken
-        )
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-
     /// The KVNR with only the first letter and the check digit visible.
     public var maskedKVNR: String { KVNR(kvnumber)?.masked ?? "**********" }
 

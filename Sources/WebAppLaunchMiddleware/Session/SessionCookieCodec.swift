@@ -46,9 +46,9 @@ struct SessionCookieCodec: Sendable {
     ///   - maxAge: Seconds the browser keeps the cookie.
     /// - Returns: The field.
     func setCookie(for launch: VerifiedLaunch, expiresAt: UInt64, maxAge: UInt64) throws -> HTTPField {
-        var value = try seal(LaunchSession(launch: launch, expiresAt: expiresAt))
+        var value = try sealer.sealSession(SessionPayload(launch: launch, expiresAt: expiresAt, includeAccessToken: true))
         if value.utf8.count > Self.maximumCookieBytes {
-            value = try seal(LaunchSession(launch: launch, expiresAt: expiresAt, includeAccessToken: false))
+            value = try sealer.sealSession(SessionPayload(launch: launch, expiresAt: expiresAt, includeAccessToken: false))
         }
         let audience = launch.audience
         let secure = audience.scheme == "https"
@@ -85,10 +85,6 @@ struct SessionCookieCodec: Sendable {
             }
         }
         return nil
-    }
-
-    private func seal(_ session: LaunchSession) throws -> String {
-        try sealer.sealSession(session.payload())
     }
 
     private func open(_ value: Substring, now: UInt64) -> LaunchSession? {
