@@ -69,6 +69,9 @@ public struct GateConfiguration: Sendable {
     public var upstreamIdleTimeout: Duration = Self.defaultUpstreamIdleTimeout
     /// ``upstreamIdleTimeout``'s default, which nginx keeps to the app in the printed configuration too.
     public static let defaultUpstreamIdleTimeout: Duration = .seconds(4)
+    /// Who vouches for an `https` upstream's certificate (``UpstreamTrust``): the machine's
+    /// store by default, or only the authorities of `--upstream-ca-file`.
+    public var upstreamTrust: UpstreamTrust = .system
     /// How many connections the gate keeps open to the upstream at once. Requests beyond
     /// them wait for a free one, so this caps the upstream's concurrency; the HTTP client's
     /// own default (8) would hold a busy app far below what its clients ask for.
@@ -131,6 +134,13 @@ public struct GateConfiguration: Sendable {
         }
         guard upstreamIdleTimeout > .zero else {
             throw ConfigurationError("the upstream idle timeout must be positive")
+        }
+        if case .certificateAuthorities = upstreamTrust {
+            // Trusted authorities for a connection that has no TLS would read as a promise
+            // the gate does not keep.
+            guard case .reverseProxy(let upstream) = mode, upstream.scheme == "https" else {
+                throw ConfigurationError("--upstream-ca-file needs an https:// --upstream: an http:// upstream is not authenticated")
+            }
         }
     }
 }

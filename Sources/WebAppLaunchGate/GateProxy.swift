@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 import WebAppLaunchMiddleware
 import WebAppRegistry
@@ -74,7 +75,8 @@ public struct GateProxy: Sendable {
     ///   - configuration: The gate's configuration.
     ///   - upstream: The upstream origin.
     /// - Returns: A client; shut it down when the gate stops.
-    /// - Throws: When the TLS context for an `https` upstream cannot be created.
+    /// - Throws: When the TLS context for an `https` upstream cannot be created (its trusted
+    ///   certificates unreadable: ``ConfigurationError``).
     public static func makeClient(configuration: GateConfiguration, upstream: GateUpstream) throws -> UpstreamClient {
         try UpstreamClient(configuration: .init(configuration, upstream: upstream))
     }
@@ -304,10 +306,15 @@ public struct GateProxy: Sendable {
         return .badGateway
     }
 
-    /// A short code for the log: the client's error case or the error's type, never a URL.
+    /// A short code for the log: the client's error case, `tlsHandshakeFailed` for an
+    /// upstream whose certificate could not be checked (``UpstreamTrust``: an operator's first
+    /// question when an https upstream answers 502), or the error's type; never a URL.
     static func errorCode(_ error: any Error) -> String {
-        if let error = error as? UpstreamClientError { return "\(error)" }
-        return String(describing: type(of: error))
+        switch error {
+        case let error as UpstreamClientError: "\(error)"
+        case NIOSSLError.handshakeFailed, is NIOSSLExtraError: "tlsHandshakeFailed"
+        default: String(describing: type(of: error))
+        }
     }
 }
 

@@ -79,6 +79,8 @@ public struct WebAppGate: Sendable {
             let client: UpstreamClient
             do {
                 client = try GateProxy.makeClient(configuration: configuration, upstream: upstream)
+            } catch let error as ConfigurationError {
+                throw error  // names the file of --upstream-ca-file and what is wrong with it
             } catch {
                 throw ConfigurationError("the TLS context for the https upstream could not be created: \(error)")
             }

@@ -87,6 +87,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Seconds an upstream connection is kept idle for the next request: below the app server's own keep-alive timeout (Node, uvicorn, Apache: 5).")
         var upstreamIdleTimeout: Int = 4
 
+        @Option(name: .customLong("upstream-ca-file"), help: "With an https:// --upstream: trust only the certificate authorities of this PEM file for its certificate (a private CA), instead of the machine's store. Read at start.")
+        var upstreamCAFile: String?
+
         @Option(name: .long, help: "Seconds the upstream may take to answer or stay silent (then 504).")
         var upstreamTimeout: Int = 30
 
@@ -168,6 +171,7 @@ extension WebAppLaunchCommand {
             configuration.responseTimeout = .seconds(upstreamTimeout)
             configuration.readTimeout = .seconds(upstreamTimeout)
             configuration.upstreamIdleTimeout = .seconds(upstreamIdleTimeout)
+            configuration.upstreamTrust = upstreamCAFile.map { .certificateAuthorities(pemFile: $0) } ?? .system
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy
@@ -186,6 +190,8 @@ extension WebAppLaunchCommand {
                     reloadingKeyring: self.keyring.reloader(bindHost: host, publicURLs: [publicURL])
                 )
             } catch {
+                // As `serve` does: a SQLite file must be closed before its store goes away.
+                if let sqlite = store as? SQLiteReplayStore { try? await sqlite.close() }
                 throw CommandFailure.configuration(error.description)
             }
             var lines = ["webapp-launch gate for \(app) at \(publicURL) (replay store: \(storeConfiguration))"]

@@ -137,6 +137,10 @@ struct GateCommandTests {
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--auth-request", "--host", "0.0.0.0"],
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--auth-request", "--replay", "redis://x"],
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--auth-request", "--unauthenticated-redirect", "//evil.example"],
+            // Trusted authorities for an upstream without TLS, or read from a file that holds none.
+            ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--upstream", "http://127.0.0.1:9", "--upstream-ca-file", RepositoryFile.developmentKeyring],
+            ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--upstream", "https://127.0.0.1:9", "--upstream-ca-file", RepositoryFile.developmentKeyring],
+            ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--upstream", "https://127.0.0.1:9", "--upstream-ca-file", "/nonexistent/ca.pem"],
         ]
     )
     func refusesBadConfiguration(arguments: [String]) async throws {

@@ -40,6 +40,8 @@ public final class UpstreamClient: Sendable {
         public var readTimeout: Duration
         /// How long a connection stays idle for reuse before it is closed.
         public var idleTimeout: Duration
+        /// Who vouches for an `https` upstream's certificate.
+        public var trust: UpstreamTrust
 
         /// The settings for a gate in front of `upstream`.
         /// - Parameters:
@@ -51,6 +53,7 @@ public final class UpstreamClient: Sendable {
             self.connectTimeout = configuration.connectTimeout
             self.readTimeout = configuration.readTimeout
             self.idleTimeout = configuration.upstreamIdleTimeout
+            self.trust = configuration.upstreamTrust
         }
     }
 
@@ -63,7 +66,8 @@ public final class UpstreamClient: Sendable {
     ///   - configuration: The settings.
     ///   - group: The event loops connections run on (NIO's shared group by default, the one
     ///     the gate's server and Swift concurrency run on).
-    /// - Throws: When the TLS context for an `https` upstream cannot be created.
+    /// - Throws: ``ConfigurationError`` when the trusted certificates of an `https` upstream
+    ///   cannot be read, or NIOSSL's error when its TLS context cannot be created.
     public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.configuration = configuration
         self.pool = try UpstreamPool(configuration: configuration, group: group)

@@ -39,7 +39,7 @@ final class UpstreamPool: Sendable {
         self.loops = Set(group.makeIterator().map(Self.loopID))
         self.state = Mutex(State(machine: UpstreamPoolStateMachine(maximumConnections: configuration.maximumConnections)))
         if configuration.upstream.scheme == "https" {
-            tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+            tls = try NIOSSLContext(configuration: configuration.trust.tlsConfiguration())
         } else {
             tls = nil
         }
@@ -184,6 +184,8 @@ final class UpstreamPool: Sendable {
     private func connect(_ id: ConnectionID, on loop: (any EventLoop)?) async throws -> UpstreamConnection {
         let upstream = configuration.upstream
         let readTimeout = TimeAmount(configuration.readTimeout)
+        let connectTimeout = TimeAmount(configuration.connectTimeout)
+        let handshakes = TLSHandshakeWaiter.Registry()
         let tls = self.tls
         let address = try? SocketAddress(ipAddress: upstream.host, port: upstream.port)
         // TLS names the server only by name (SNI and certificate check); an address is checked as an address.
@@ -191,13 +193,14 @@ final class UpstreamPool: Sendable {
         do {
             let eventLoop = loop ?? group.any()
             let bootstrap = ClientBootstrap(group: eventLoop)
-                .connectTimeout(TimeAmount(configuration.connectTimeout))
+                .connectTimeout(connectTimeout)
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
                         if let tls {
                             try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                            try handshakes.addWaiter(to: channel, timeout: connectTimeout)
                         }
                         // Framing headers are set by the gate (UpstreamClient.frame), never guessed.
                         var encoder = HTTPRequestEncoder.Configuration()
@@ -213,6 +216,13 @@ final class UpstreamPool: Sendable {
             let connecting = address.map { bootstrap.connect(to: $0) }
                 ?? bootstrap.connect(host: upstream.host, port: upstream.port)
             let channel = try await connecting.get()
+            do {
+                // An https connection is a request's only once the upstream is authenticated.
+                try await handshakes.handshake(of: channel)?.get()
+            } catch {
+                channel.close(promise: nil)
+                throw error
+            }
             let handler = try await channel.eventLoop.submit {
                 NIOLoopBound(try channel.pipeline.syncOperations.handler(type: UpstreamConnectionHandler.self), eventLoop: channel.eventLoop)
             }.get()

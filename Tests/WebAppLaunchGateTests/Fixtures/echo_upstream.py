@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """A web app that is not Swift, for the gate's tests: Python standard library only.
 
-Listens on 127.0.0.1 (port from argv[1], 0 = any), prints "listening PORT" once it is bound,
-and answers every request with JSON describing what it received:
+Listens on 127.0.0.1 (port from argv[1], 0 = any), over TLS when argv[2] and argv[3] name a
+PEM certificate and key (an https upstream; argv[4] "tls1.1" makes it speak TLS 1.1 and nothing
+newer, as an outdated server would), prints "listening PORT" once it is bound, and
+answers every request with JSON describing what it received:
 
   {"method", "path", "headers": [[name, value], ...] (as received, duplicates kept),
    "identity": {header: decoded value} for the X-WebApp-Launch-* headers (percent-decoded
    UTF-8, as any upstream would decode them), "body_length", "peer_port" (the client's
-   port: which of its connections the request came on)}
+   port: which of its connections the request came on), "tls" (the TLS version, or null)}
 
 Special paths: /slow?seconds=N waits before answering; /big?bytes=N answers N bytes;
 /hop answers with hop-by-hop headers (Connection: X-Hop-Secret, X-Hop-Secret, Keep-Alive);
@@ -16,10 +18,12 @@ Special paths: /slow?seconds=N waits before answering; /big?bytes=N answers N by
 """
 import html
 import signal
+import ssl
 import json
 import sys
 import time
 import urllib.parse
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PREFIX = "x-webapp-launch-"
@@ -88,6 +92,7 @@ class Handler(BaseHTTPRequestHandler):
                 "identity": identity(headers),
                 "body_length": body_length,
                 "peer_port": self.client_address[1],
+                "tls": self.connection.version() if isinstance(self.connection, ssl.SSLSocket) else None,
             }).encode("utf-8")
             content_type = "application/json"
             if url.path == "/hop":
@@ -113,6 +118,16 @@ def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
+    if len(sys.argv) > 3:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        if sys.argv[4:] == ["tls1.1"]:
+            warnings.simplefilter("ignore", DeprecationWarning)
+            context.minimum_version = context.maximum_version = ssl.TLSVersion.TLSv1_1
+            context.set_ciphers("DEFAULT:@SECLEVEL=0")  # OpenSSL 3 refuses TLS 1.1 at its default level
+        # The handshake runs in the request's thread, not in accept(): a client that refuses
+        # the certificate (or stalls) never holds up the others.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -42,10 +42,19 @@ final class EchoUpstream {
     let port: Int
     private let directory: TemporaryDirectory
 
-    init() async throws {
+    /// The origin's scheme: `https` when the upstream listens with TLS.
+    let scheme: String
+
+    /// Starts the upstream on a free loopback port.
+    /// - Parameters:
+    ///   - tls: A certificate and its key: the upstream listens with TLS (`https`).
+    ///   - onlyTLS11: With `tls`, it speaks TLS 1.1 and nothing newer (an outdated server).
+    init(tls: TestCertificate? = nil, onlyTLS11: Bool = false) async throws {
         directory = try TemporaryDirectory()
+        scheme = tls == nil ? "http" : "https"
+        let tlsArguments = tls.map { [$0.certificate, $0.key] + (onlyTLS11 ? ["tls1.1"] : []) } ?? []
         process = try BackgroundSubprocess(
-            "/usr/bin/python3", [RepositoryFile.echoUpstreamScript, "0"],
+            "/usr/bin/python3", [RepositoryFile.echoUpstreamScript, "0"] + tlsArguments,
             standardErrorPath: directory.path("upstream.log")
         )
         let line = try await process.firstLine(within: .seconds(15)) { $0.hasPrefix("listening ") }
@@ -55,7 +64,7 @@ final class EchoUpstream {
         self.port = port
     }
 
-    var origin: String { "http://127.0.0.1:\(port)" }
+    var origin: String { "\(scheme)://127.0.0.1:\(port)" }
 
     deinit { _ = try? process.stopBlocking(within: .seconds(5)) }
 }
@@ -77,7 +86,8 @@ struct Reply: Sendable {
             return Echo(
                 headers: headers.map { ($0[0], $0[1]) },
                 identity: Dictionary(identity.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a }),
-                bodyLength: object["body_length"] as? Int ?? -1
+                bodyLength: object["body_length"] as? Int ?? -1,
+                tlsVersion: object["tls"] as? String
             )
         }
     }
@@ -97,6 +107,8 @@ struct Echo {
     /// Identity headers, decoded by Python, by lower-cased name.
     let identity: [String: String]
     let bodyLength: Int
+    /// The TLS version the request came over (`TLSv1.3`), or `nil` for plain HTTP.
+    let tlsVersion: String?
 
     /// Every received value of a header, by case-insensitive name.
     func values(_ name: String) -> [String] {

@@ -1,0 +1,130 @@
+import Foundation
+import NIOHTTP1
+import Testing
+import WebAppLaunch
+import WebAppLaunchGate
+import WebAppLaunchMiddleware
+import WebAppLaunchTestSupport
+import WebAppRegistry
+
+/// The gate in front of an `https` upstream (the Python upstream over TLS, with a throwaway
+/// certificate made by openssl): the user's identity goes only to a server whose
+/// certificate the gate could check, on both of its request paths.
+@Suite("Gate: an https upstream is authenticated before it gets a request", .serialized)
+struct GateHTTPSUpstreamTests {
+    /// A gate proxying to `upstream`, trusting `trust`, with its log captured.
+    private func withHTTPSGate(
+        to upstream: EchoUpstream,
+        trust: UpstreamTrust,
+        _ body: @Sendable (RegisteredURL, TestClient, LogCapture) async throws -> Void
+    ) async throws {
+        let logs = LogCapture()
+        try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)), adjust: { $0.upstreamTrust = trust }, logs: logs) { publicURL, client in
+            try await body(publicURL, client, logs)
+        }
+    }
+
+    @Test("trusting the authority of --upstream-ca-file, every request reaches the https upstream over TLS with the identity: GETs (a new connection, then a kept one) and a POST")
+    func trustedAuthority() async throws {
+        let certificate = try await TestCertificate()
+        let upstream = try await EchoUpstream(tls: certificate)
+        #expect(upstream.origin.hasPrefix("https://"))
+        try await withHTTPSGate(to: upstream, trust: .certificateAuthorities(pemFile: certificate.certificate)) { publicURL, client, _ in
+            let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            // The first GET opens the connection (Hummingbird's path); the second finds it idle
+            // and is relayed on the event loop; the POST takes Hummingbird's path with a body.
+            let first = try await client.send(publicURL.description + "a?n=1", headers: [("Cookie", cookie)])
+            let second = try await client.send(publicURL.description + "b?n=2", headers: [("Cookie", cookie)])
+            let post = try await client.send(publicURL.description + "form", method: .POST, headers: [("Cookie", cookie), ("Content-Type", "text/plain")], body: Array("hello".utf8))
+            for reply in [first, second, post] {
+                #expect(reply.status == 200)
+                let echo = try reply.echo
+                #expect(echo.tlsVersion == "TLSv1.3" || echo.tlsVersion == "TLSv1.2")
+                #expect(echo.identity["x-webapp-launch-subject"] == "A123456780")
+                #expect(echo.identity["x-webapp-launch-app"] == "healthmagazin")
+            }
+            #expect(try post.echo.bodyLength == 5)
+            // One connection served all three: kept alive over TLS, not one handshake each.
+            let ports = try [first, second, post].map { reply -> Int in
+                let object = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
+                return try #require(object?["peer_port"] as? Int)
+            }
+            #expect(Set(ports).count == 1)
+        }
+    }
+
+    @Test(
+        "an upstream the gate cannot authenticate (certificate, name, authority, TLS below 1.2) gets no request: 502, the failure logged without personal data",
+        arguments: [
+            // Self-signed and in no store: the machine's store does not vouch for it.
+            UntrustedCase.selfSignedWithSystemStore,
+            // Issued by the trusted authority, but for another name than the upstream's address.
+            UntrustedCase.otherName,
+            // Another authority's certificate: trusting one authority is not trusting all.
+            UntrustedCase.otherAuthority,
+            // The trusted authority's certificate on a server that speaks only TLS 1.1.
+            UntrustedCase.outdatedTLS,
+        ]
+    )
+    func untrustedUpstream(_ untrusted: UntrustedCase) async throws {
+        let served = try await TestCertificate(subjectAltName: untrusted == .otherName ? "DNS:other.example" : "IP:127.0.0.1")
+        let other = try await TestCertificate()
+        let upstream = try await EchoUpstream(tls: served, onlyTLS11: untrusted == .outdatedTLS)
+        let trust: UpstreamTrust = switch untrusted {
+        case .selfSignedWithSystemStore: .system
+        case .otherName, .outdatedTLS: .certificateAuthorities(pemFile: served.certificate)
+        case .otherAuthority: .certificateAuthorities(pemFile: other.certificate)
+        }
+        try await withHTTPSGate(to: upstream, trust: trust) { publicURL, client, logs in
+            let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            for _ in 0..<2 {  // the second as well: a failed handshake leaves no connection to reuse
+                let reply = try await client.send(publicURL.description + "secret", headers: [("Cookie", cookie)])
+                #expect(reply.status == 502)
+                #expect(reply.headers["x-upstream"].isEmpty)
+                #expect(!reply.body.contains("A123456780"))
+            }
+            let failures = logs.lines("gate.upstream_failed", where: "status", is: "502")
+            #expect(failures.count == 2)
+            #expect(failures.allSatisfy { $0.metadata["error"] == "tlsHandshakeFailed" }, "\(failures.map { $0.metadata["error"] ?? "-" })")
+            #expect(!logs.fullText.contains("A123456780"))
+            #expect(!logs.fullText.contains(cookie.split(separator: "=").last.map(String.init) ?? cookie))
+        }
+    }
+
+    enum UntrustedCase: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case selfSignedWithSystemStore, otherName, otherAuthority, outdatedTLS
+        var testDescription: String { rawValue }
+    }
+
+    @Test("--upstream-ca-file is refused for an http upstream and the auth_request shape, and an unreadable file or one without a certificate stops the gate, naming the file")
+    func configurationIsChecked() async throws {
+        let certificate = try await TestCertificate()
+        let publicURL = try RegisteredURL("http://127.0.0.1:8080/")
+        func configuration(_ mode: GateConfiguration.Mode, _ trust: UpstreamTrust) -> GateConfiguration {
+            var configuration = GateConfiguration(appID: GateFixtures.appID, publicURL: publicURL, keyring: GateFixtures.appKeyring, mode: mode)
+            configuration.upstreamTrust = trust
+            return configuration
+        }
+        let authority = UpstreamTrust.certificateAuthorities(pemFile: certificate.certificate)
+        let https = GateConfiguration.Mode.reverseProxy(upstream: try GateUpstream("https://127.0.0.1:9443"))
+        for mode in [GateConfiguration.Mode.reverseProxy(upstream: try GateUpstream("http://127.0.0.1:9000")), .authRequest] {
+            #expect(throws: ConfigurationError.self) { try configuration(mode, authority).validate() }
+            #expect((try? configuration(mode, .system).validate()) != nil)
+        }
+        #expect((try? configuration(https, authority).validate()) != nil)
+
+        let empty = try TemporaryDirectory()
+        let notPEM = empty.path("not.pem")
+        try "no certificate here\n".write(toFile: notPEM, atomically: true, encoding: .utf8)
+        for path in [empty.path("missing.pem"), notPEM, certificate.key] {
+            do {
+                _ = try WebAppGate(configuration: configuration(https, .certificateAuthorities(pemFile: path)), replayStore: InMemoryReplayStore())
+                Issue.record("the gate started with --upstream-ca-file \(path)")
+            } catch {
+                #expect("\(error)".contains(path))
+                #expect("\(error)".contains("--upstream-ca-file"))
+            }
+        }
+        _ = try WebAppGate(configuration: configuration(https, authority), replayStore: InMemoryReplayStore())
+    }
+}
