@@ -96,6 +96,9 @@ public struct GateConfiguration: Sendable {
     /// with a live session (``AuthRequestFastPathRoute``). `--no-event-loop-answers` turns it
     /// off (to compare the two).
     public var answersOnEventLoop = true
+    /// Where the gate's metrics are served (``MetricsEndpoint``: `GET /metrics`, Prometheus
+    /// text), never on its public listener; `nil` (the default) for none.
+    public var metrics: MetricsListener?
     /// The current time (injectable in tests).
     public var clock: @Sendable () -> Date = { Date() }
 

@@ -50,7 +50,7 @@ extension GateProxy {
                 if UpstreamClient.isSentAgain(head, hasBody: false, after: error, onReusedConnection: true) {
                     answer.succeed(.passOn)
                 } else {
-                    answer.succeed(.own(GateErrorResponse.answer(Self.failed(error, method: method, logger: logger))))
+                    answer.succeed(.own(GateErrorResponse.answer(failed(error, method: method, logger: logger))))
                 }
                 return
             }
@@ -64,7 +64,7 @@ extension GateProxy {
                     withExtendedLifetime(lease) {}
                     switch collected {
                     case .success(let whole): answer.succeed(.response(planned, .whole(whole)))
-                    case .failure(let error): answer.succeed(.own(GateErrorResponse.answer(Self.failed(error, method: method, logger: logger))))
+                    case .failure(let error): answer.succeed(.own(GateErrorResponse.answer(failed(error, method: method, logger: logger))))
                     }
                 }
             case .stream(let planned, _):

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -49,14 +50,19 @@ public struct GateProxy: Sendable {
     let responseBufferBytes: Int
     let clientWriteTimeout: Duration
     let slots: SessionUpstreamSlots
+    /// Where failed exchanges are counted (`webapp_launch_gate_upstream_failures_total`), or `nil`.
+    let metricsFactory: (any MetricsFactory)?
 
     /// Creates a proxy.
     /// - Parameters:
     ///   - client: The upstream client (configured by ``makeClient(configuration:upstream:)``).
     ///   - configuration: The gate's configuration.
     ///   - upstream: The upstream origin.
-    public init(client: UpstreamClient, configuration: GateConfiguration, upstream: GateUpstream) {
+    ///   - metricsFactory: Where failed exchanges are counted by status and error code (the
+    ///     gate's ``ServerMetrics/factory``), or `nil` for nowhere.
+    public init(client: UpstreamClient, configuration: GateConfiguration, upstream: GateUpstream, metricsFactory: (any MetricsFactory)? = nil) {
         self.client = client
+        self.metricsFactory = metricsFactory
         self.upstream = upstream
         self.publicURL = configuration.publicURL
         self.passAccessToken = configuration.passAccessToken
@@ -132,7 +138,7 @@ public struct GateProxy: Sendable {
             case nil:
                 break
             }
-            return .refused(GateErrorResponse.make(Self.failed(error, method: request.method, logger: logger)))
+            return .refused(GateErrorResponse.make(failed(error, method: request.method, logger: logger)))
         }
 
         let head: HTTPResponse
@@ -146,7 +152,7 @@ public struct GateProxy: Sendable {
                 let whole = try await response.collect(upTo: length)
                 return .upstream(Response(status: planned.status, headers: planned.headerFields, body: .init(byteBuffer: whole)))
             } catch {
-                return .refused(GateErrorResponse.make(Self.failed(error, method: request.method, logger: logger)))
+                return .refused(GateErrorResponse.make(failed(error, method: request.method, logger: logger)))
             }
         case .stream(let planned, let length):
             head = planned
@@ -251,14 +257,22 @@ public struct GateProxy: Sendable {
     }
 
     /// The gate's status for an exchange that failed (504 for a timeout, else 502), logged by
-    /// method, status and error code: never a header, cookie or body.
-    static func failed(_ error: any Error, method: HTTPRequest.Method, logger: Logger) -> HTTPResponse.Status {
-        let status = status(for: error)
+    /// method, status and error code (never a header, cookie or body) and counted by status
+    /// and code: an operator sees an upstream going bad on the metrics listener.
+    func failed(_ error: any Error, method: HTTPRequest.Method, logger: Logger) -> HTTPResponse.Status {
+        let status = Self.status(for: error)
+        let code = Self.errorCode(error)
         logger.error("gate.upstream_failed", metadata: [
-            "method": "\(method)", "status": "\(status.code)", "error": "\(errorCode(error))",
+            "method": "\(method)", "status": "\(status.code)", "error": "\(code)",
         ])
+        if let metricsFactory {
+            Counter(label: Self.upstreamFailuresLabel, dimensions: [("status", "\(status.code)"), ("error", code)], factory: metricsFactory).increment()
+        }
         return status
     }
+
+    /// The counter of failed exchanges, by status and error code.
+    public static let upstreamFailuresLabel = "webapp_launch_gate_upstream_failures_total"
 
     /// Whether a request target may go upstream byte for byte: origin form (`/` first), and
     /// only the characters RFC 3986 allows in a path and query, with every `%` followed by two

@@ -42,12 +42,16 @@ public struct WebAppGate: Sendable {
     public let verification: ReloadableConfiguration<LaunchVerificationMiddleware<WebAppRequestContext>>
     /// Off once shutdown begins: `/readyz` answers 503 while requests in flight drain.
     public let readiness = ReadinessSwitch()
+    /// The gate's counters (launches accepted, rejected by code; the replay store's, when it
+    /// reports into ``ServerMetrics/factory``), served on ``GateConfiguration/metrics``.
+    public let metrics: ServerMetrics
 
     /// Checks the configuration and creates the upstream client.
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - replayStore: The replay store (shared by every gate instance of the app).
     ///   - logger: Where the gate logs.
+    ///   - metrics: Where the verification reports (give the replay store its factory too).
     ///   - reloadingKeyring: Reads the keyring again on a reload (the same loader as at
     ///     startup: file mode, format); `nil` keeps the configuration's keyring for good.
     /// - Throws: ``ConfigurationError``.
@@ -55,13 +59,15 @@ public struct WebAppGate: Sendable {
         configuration: GateConfiguration,
         replayStore: any ReplayStore,
         logger: Logger = Logger(label: "webapp-launch.gate"),
+        metrics: ServerMetrics = ServerMetrics(),
         reloadingKeyring: (@Sendable () async throws -> Keyring)? = nil
     ) throws(ConfigurationError) {
         // An app keyring of another app is refused here (`app_mismatch`), before any client exists.
-        let initial = try Self.verification(configuration: configuration, replayStore: replayStore)
+        let initial = try Self.verification(configuration: configuration, replayStore: replayStore, metrics: metrics)
         self.configuration = configuration
         self.replayStore = replayStore
         self.logger = logger
+        self.metrics = metrics
         if let reloadingKeyring {
             verification = ReloadableConfiguration(name: "keyring", initial: initial, logger: logger) {
                 let keyring = try await reloadingKeyring()
@@ -70,7 +76,7 @@ public struct WebAppGate: Sendable {
                 }
                 var reloaded = configuration
                 reloaded.keyring = keyring
-                return try Self.verification(configuration: reloaded, replayStore: replayStore)
+                return try Self.verification(configuration: reloaded, replayStore: replayStore, metrics: metrics)
             }
         } else {
             verification = .fixed(initial, name: "keyring")
@@ -85,7 +91,7 @@ public struct WebAppGate: Sendable {
                 throw ConfigurationError("the TLS context for the https upstream could not be created: \(error)")
             }
             self.client = client
-            proxy = GateProxy(client: client, configuration: configuration, upstream: upstream)
+            proxy = GateProxy(client: client, configuration: configuration, upstream: upstream, metricsFactory: metrics.factory)
         } else {
             client = nil
             proxy = nil
@@ -99,11 +105,13 @@ public struct WebAppGate: Sendable {
     /// - Parameters:
     ///   - configuration: The settings with the keyring to use.
     ///   - replayStore: Where launches are claimed.
+    ///   - metrics: Where it reports, or `nil`.
     /// - Returns: The middleware.
     /// - Throws: ``ConfigurationError``.
     public static func verification(
         configuration: GateConfiguration,
-        replayStore: any ReplayStore
+        replayStore: any ReplayStore,
+        metrics: ServerMetrics? = nil
     ) throws(ConfigurationError) -> LaunchVerificationMiddleware<WebAppRequestContext> {
         try configuration.validate()
         do {
@@ -118,6 +126,7 @@ public struct WebAppGate: Sendable {
                 replayStore: replayStore,
                 sessionLifetime: configuration.sessionLifetime,
                 clock: configuration.clock,
+                metrics: metrics?.launches,
                 unauthenticated: configuration.unauthenticatedPolicy
             )
         } catch let error as ConfigurationError {
@@ -196,18 +205,27 @@ public struct WebAppGate: Sendable {
     }
 
     /// The Hummingbird application bound to the configured address, with the upstream client
-    /// shut down after the server stops, and development keys refused on a bound address that
-    /// is not loopback (``BoundAddressGuard``).
+    /// shut down after the server stops, the metrics listener when one is configured
+    /// (``MetricsEndpoint``), and development keys refused on a bound address that is not
+    /// loopback (``BoundAddressGuard``).
     /// - Parameters:
     ///   - services: More services to run with it (a PostgreSQL replay store).
     ///   - onServerRunning: Called with the bound channel once the gate listens.
+    ///   - onMetricsServerRunning: The same for the metrics listener.
     /// - Returns: The application; `runService()` handles SIGTERM.
     public func makeApplication(
         services: [any Service] = [],
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+        onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         var all = services
         if let client { all.append(UpstreamClientShutdownService(client: client)) }
+        if let listener = configuration.metrics {
+            all.append(MetricsEndpoint.application(
+                listener: listener, metrics: metrics, idleTimeout: configuration.idleTimeout,
+                onServerRunning: onMetricsServerRunning, logger: logger
+            ))
+        }
         var onRunning = onServerRunning
         if configuration.keyring.isDevelopment {
             let bindGuard = BoundAddressGuard(keyring: configuration.keyring)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import ServiceLifecycle
 import WebAppLaunch
 import WebAppLaunchGate
@@ -87,6 +88,9 @@ extension WebAppLaunchCommand {
         @Option(name: .long, help: "Seconds an upstream connection is kept idle for the next request: below the app server's own keep-alive timeout (Node, uvicorn, Apache: 5).")
         var upstreamIdleTimeout: Int = 4
 
+        @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics: launches accepted, rejected by code, the replay store's), or none (the default). Never the gate's own listener.")
+        var metricsAddress: String = "none"
+
         @Option(name: .customLong("upstream-ca-file"), help: "With an https:// --upstream: trust only the certificate authorities of this PEM file for its certificate (a private CA), instead of the machine's store. Read at start.")
         var upstreamCAFile: String?
 
@@ -123,6 +127,9 @@ extension WebAppLaunchCommand {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
             guard maxRequestBody >= 0, maxResponseBody >= 0 else { throw ValidationError("body limits must not be negative") }
             guard (1...4096).contains(maxUpstreamConnections) else { throw ValidationError("--max-upstream-connections must be 1 to 4096") }
+            if metricsAddress != "none" && MetricsListener(metricsAddress) == nil {
+                throw ValidationError("--metrics-address must be HOST:PORT or none")
+            }
             guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout), (1...3600).contains(upstreamIdleTimeout) else {
                 throw ValidationError("timeouts must be 1 to 3600 seconds")
             }
@@ -175,18 +182,20 @@ extension WebAppLaunchCommand {
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy
+            configuration.metrics = MetricsListener(metricsAddress)
             do {
                 try configuration.validate()
             } catch {
                 throw CommandFailure.configuration(error.description)
             }
             let logger = Logger(label: "webapp-launch.gate")
-            let (store, services) = try await openStore(storeConfiguration, logger: logger)
+            let metrics = ServerMetrics()
+            let (store, services) = try await openStore(storeConfiguration, metricsFactory: metrics.factory, logger: logger)
             let gate: WebAppGate
             do {
                 // SIGHUP reads the keyring again with the startup checks (file mode, policy, app).
                 gate = try WebAppGate(
-                    configuration: configuration, replayStore: store, logger: logger,
+                    configuration: configuration, replayStore: store, logger: logger, metrics: metrics,
                     reloadingKeyring: self.keyring.reloader(bindHost: host, publicURLs: [publicURL])
                 )
             } catch {
@@ -206,10 +215,18 @@ extension WebAppLaunchCommand {
             case .authRequest: "auth_request endpoint at \(AuthRequestEndpoint<WebAppRequestContext>.path)"
             }
             let banner = lines.joined(separator: "\n")
-            let application = gate.makeApplication(services: services) { channel in
-                let port = channel.localAddress?.port.map(String.init) ?? "?"
-                FileHandle.standardOutput.write(Data("\(banner)\ngate listening on http://\(host):\(port), \(modeLine)\n".utf8))
-            }
+            let metricsHost = configuration.metrics?.host ?? ""
+            let application = gate.makeApplication(
+                services: services,
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port.map(String.init) ?? "?"
+                    FileHandle.standardOutput.write(Data("\(banner)\ngate listening on http://\(host):\(port), \(modeLine)\n".utf8))
+                },
+                onMetricsServerRunning: { channel in
+                    let port = channel.localAddress?.port.map(String.init) ?? "?"
+                    FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
+                }
+            )
             let reloads = await ConfigurationReloadService.make(reloading: [gate.verification], logger: logger)
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
@@ -247,18 +264,22 @@ extension WebAppLaunchCommand {
             case complete, http, server
         }
 
-        private func openStore(_ configuration: ReplayStoreConfiguration, logger: Logger) async throws -> (any ReplayStore, [any Service]) {
+        private func openStore(
+            _ configuration: ReplayStoreConfiguration,
+            metricsFactory: any MetricsFactory,
+            logger: Logger
+        ) async throws -> (any ReplayStore, [any Service]) {
             do {
                 switch configuration {
                 case .memory(let capacity):
-                    return (InMemoryReplayStore(capacity: capacity), [])
+                    return (InMemoryReplayStore(capacity: capacity, metricsFactory: metricsFactory), [])
                 case .sqlite(let path):
-                    let store = try await SQLiteReplayStore.open(path: path)
+                    let store = try await SQLiteReplayStore.open(path: path, metricsFactory: metricsFactory)
                     return (store, [store])
                 case .postgres(let url):
                     var storeConfiguration = PostgresReplayStore.Configuration(url: url)
                     storeConfiguration.allowsAsynchronousCommit = replay.replayAllowAsyncCommit
-                    let store = try PostgresReplayStore(configuration: storeConfiguration, logger: logger)
+                    let store = try PostgresReplayStore(configuration: storeConfiguration, logger: logger, metricsFactory: metricsFactory)
                     return (store, [store])
                 }
             } catch {

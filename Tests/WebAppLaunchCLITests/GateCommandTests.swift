@@ -125,6 +125,24 @@ struct GateCommandTests {
         #expect(proxy.status == 2)
     }
 
+    @Test("gate --metrics-address serves the gate's counts on that address only: the launch it exchanged, nothing personal")
+    func metricsListener() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let metricsPort = try freeLoopbackPort()
+        let running = try await GateWithSession.start(in: directory, options: ["--metrics-address", "127.0.0.1:\(metricsPort)"])
+        #expect(running.exchange.hasPrefix("HTTP/1.1 303"), "\(running.exchange) log:\n\(running.gate.standardError)")
+        let scrape = try await runSubprocess("/usr/bin/curl", ["-s", "--max-time", "10", "http://127.0.0.1:\(metricsPort)/metrics"], timeout: .seconds(15))
+        let samples = PrometheusSamples.parse(scrape.standardOutput)
+        #expect(samples[#"webapp_launch_accepted_total{app="healthmagazin"}"#] == 1, "\(scrape)")
+        for secret in [TestUser.accessToken, TestUser.firstName, TestUser.lastName, TestUser.kvnumber, running.cookie] {
+            #expect(!scrape.standardOutput.contains(secret))
+        }
+        #expect(try await httpStatus(of: "http://127.0.0.1:\(running.port)/metrics") == 401, "not on the gate's own listener")
+        #expect(try await running.gate.stop(with: SIGTERM, within: .seconds(10)) == 0)
+        _ = try? await running.upstream.stop(within: .seconds(5))
+    }
+
     @Test(
         "gate refuses a bad configuration with exit 2 and one line",
         arguments: [
@@ -141,6 +159,7 @@ struct GateCommandTests {
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--upstream", "http://127.0.0.1:9", "--upstream-ca-file", RepositoryFile.developmentKeyring],
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--upstream", "https://127.0.0.1:9", "--upstream-ca-file", RepositoryFile.developmentKeyring],
             ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--upstream", "https://127.0.0.1:9", "--upstream-ca-file", "/nonexistent/ca.pem"],
+            ["--app", "healthmagazin", "--public-url", "http://127.0.0.1:4180/", "--auth-request", "--metrics-address", "localhost"],
         ]
     )
     func refusesBadConfiguration(arguments: [String]) async throws {

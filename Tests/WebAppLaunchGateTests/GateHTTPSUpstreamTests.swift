@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import Synchronization
 import Testing
 import WebAppLaunch
 import WebAppLaunchGate
@@ -16,11 +17,15 @@ struct GateHTTPSUpstreamTests {
     private func withHTTPSGate(
         to upstream: EchoUpstream,
         trust: UpstreamTrust,
-        _ body: @Sendable (RegisteredURL, TestClient, LogCapture) async throws -> Void
+        _ body: @Sendable (RegisteredURL, TestClient, LogCapture, ServerMetrics) async throws -> Void
     ) async throws {
         let logs = LogCapture()
-        try await withGate(mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)), adjust: { $0.upstreamTrust = trust }, logs: logs) { publicURL, client in
-            try await body(publicURL, client, logs)
+        let metrics = Mutex<ServerMetrics?>(nil)
+        try await withGate(
+            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)), adjust: { $0.upstreamTrust = trust }, logs: logs,
+            started: { gate in metrics.withLock { $0 = gate.metrics } }
+        ) { publicURL, client in
+            try await body(publicURL, client, logs, try #require(metrics.withLock { $0 }))
         }
     }
 
@@ -29,7 +34,7 @@ struct GateHTTPSUpstreamTests {
         let certificate = try await TestCertificate()
         let upstream = try await EchoUpstream(tls: certificate)
         #expect(upstream.origin.hasPrefix("https://"))
-        try await withHTTPSGate(to: upstream, trust: .certificateAuthorities(pemFile: certificate.certificate)) { publicURL, client, _ in
+        try await withHTTPSGate(to: upstream, trust: .certificateAuthorities(pemFile: certificate.certificate)) { publicURL, client, _, _ in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             // The first GET opens the connection (Hummingbird's path); the second finds it idle
             // and is relayed on the event loop; the POST takes Hummingbird's path with a body.
@@ -75,7 +80,7 @@ struct GateHTTPSUpstreamTests {
         case .otherName, .outdatedTLS: .certificateAuthorities(pemFile: served.certificate)
         case .otherAuthority: .certificateAuthorities(pemFile: other.certificate)
         }
-        try await withHTTPSGate(to: upstream, trust: trust) { publicURL, client, logs in
+        try await withHTTPSGate(to: upstream, trust: trust) { publicURL, client, logs, metrics in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             for _ in 0..<2 {  // the second as well: a failed handshake leaves no connection to reuse
                 let reply = try await client.send(publicURL.description + "secret", headers: [("Cookie", cookie)])
@@ -85,7 +90,11 @@ struct GateHTTPSUpstreamTests {
             }
             let failures = logs.lines("gate.upstream_failed", where: "status", is: "502")
             #expect(failures.count == 2)
-            #expect(failures.allSatisfy { $0.metadata["error"] == "tlsHandshakeFailed" }, "\(failures.map { $0.metadata["error"] ?? "-" })")
+            let codes = failures.map { $0.metadata["error"] ?? "" }
+            #expect(codes == ["tlsHandshakeFailed", "tlsHandshakeFailed"])
+            // Counted where an operator looks: the gate's metrics.
+            let samples = PrometheusSamples.parse(metrics.exposition())
+            #expect(samples[#"webapp_launch_gate_upstream_failures_total{status="502",error="tlsHandshakeFailed"}"#] == 2, "\(samples)")
             #expect(!logs.fullText.contains("A123456780"))
             #expect(!logs.fullText.contains(cookie.split(separator: "=").last.map(String.init) ?? cookie))
         }

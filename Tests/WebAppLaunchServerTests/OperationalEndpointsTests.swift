@@ -6,17 +6,13 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchMiddleware
 import WebAppLaunchServer
+import WebAppLaunchTestSupport
 
 @Suite("Health and metrics endpoints report what operators need, and nothing personal")
 struct OperationalEndpointsTests {
     /// Prometheus text as series → value (`name{labels}` → number).
     static func samples(_ exposition: String) -> [String: Double] {
-        var samples: [String: Double] = [:]
-        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-            samples[String(line[..<space])] = value
-        }
-        return samples
+        PrometheusSamples.parse(exposition)
     }
 
     @Test("/healthz answers 200 ok without a launch or cookie")

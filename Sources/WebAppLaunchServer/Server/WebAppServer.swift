@@ -187,19 +187,9 @@ public struct WebAppServer: Sendable {
     }
 
     /// Builds the metrics router: `GET /metrics` in Prometheus text, for the metrics listener only.
-    /// - Returns: The router.
+    /// - Returns: The router (``MetricsEndpoint/makeRouter(_:)``).
     public func makeMetricsRouter() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.add(middleware: SecurityHeadersMiddleware())
-        let metrics = metrics
-        router.get("/metrics") { _, _ -> Response in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition()))
-            )
-        }
-        return router
+        MetricsEndpoint.makeRouter(metrics)
     }
 
     /// Builds the Hummingbird application bound to the configured host and port, with the
@@ -215,12 +205,9 @@ public struct WebAppServer: Sendable {
     ) -> some ApplicationProtocol {
         var services: [any Service] = storeServices
         if let listener = configuration.metrics {
-            services.append(Application(
-                router: makeMetricsRouter(),
-                server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout),
-                configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
-                onServerRunning: onMetricsServerRunning,
-                logger: logger
+            services.append(MetricsEndpoint.application(
+                listener: listener, metrics: metrics, idleTimeout: configuration.idleTimeout,
+                onServerRunning: onMetricsServerRunning, logger: logger
             ))
         }
         var onRunning = onServerRunning

@@ -196,6 +196,7 @@ func withGate(
     logs: LogCapture? = nil,
     reloadingKeyring: (@Sendable () async throws -> Keyring)? = nil,
     started gateStarted: @Sendable (WebAppGate) -> Void = { _ in },
+    onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     _ body: @Sendable (RegisteredURL, TestClient) async throws -> Void
 ) async throws {
     let port = try gatePort ?? freeLoopbackPort()
@@ -209,7 +210,7 @@ func withGate(
     let gate = try WebAppGate(configuration: configuration, replayStore: InMemoryReplayStore(), logger: logger, reloadingKeyring: reloadingKeyring)
     gateStarted(gate)
     let (started, continuation) = AsyncStream<Void>.makeStream()
-    let application = gate.makeApplication { _ in continuation.yield() }
+    let application = gate.makeApplication(onServerRunning: { _ in continuation.yield() }, onMetricsServerRunning: onMetricsServerRunning)
     let group = ServiceGroup(services: [application], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
     let client = TestClient()
     try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -1,8 +1,8 @@
 import Metrics
 import Prometheus
-import WebAppLaunchMiddleware
 
-/// The server's metrics in Prometheus text, for its separate metrics listener.
+/// The metrics of a listener of ours (`serve`, the gate) in Prometheus text, for its separate
+/// metrics listener (``MetricsEndpoint``).
 ///
 /// Owns a Prometheus registry and factory of its own (not the global bootstrap), so several
 /// servers in one process (tests, embedding apps) keep separate counts. The middleware's
