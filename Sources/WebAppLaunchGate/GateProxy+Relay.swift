@@ -48,6 +48,7 @@ extension GateProxy {
                 pool.release(connection, reusable: false)
                 // A reused connection the upstream closed before answering: Hummingbird's path sends it again.
                 if UpstreamClient.isSentAgain(head, hasBody: false, after: error, onReusedConnection: true) {
+                    sentAgain(after: error, method: method, logger: logger)
                     answer.succeed(.passOn)
                 } else {
                     answer.succeed(.own(GateErrorResponse.answer(failed(error, method: method, logger: logger))))

@@ -126,7 +126,9 @@ public struct GateProxy: Sendable {
 
         let response: UpstreamResponse
         do {
-            response = try await client.execute(upstreamRequest, body: requestBody, deadline: .now() + TimeAmount(responseTimeout))
+            response = try await client.execute(upstreamRequest, body: requestBody, deadline: .now() + TimeAmount(responseTimeout)) { error in
+                sentAgain(after: error, method: request.method, logger: logger)
+            }
         } catch {
             switch tripped.reason {
             case .tooLarge?:
@@ -273,6 +275,20 @@ public struct GateProxy: Sendable {
 
     /// The counter of failed exchanges, by status and error code.
     public static let upstreamFailuresLabel = "webapp_launch_gate_upstream_failures_total"
+
+    /// Logs and counts a safe request about to go upstream once more because its kept-alive
+    /// connection closed under it (``UpstreamClient/isSentAgain(_:hasBody:after:onReusedConnection:)``):
+    /// rare when ``GateConfiguration/upstreamIdleTimeout`` is below the app server's keep-alive,
+    /// so a steady count says the app closes its connections sooner than the gate thinks.
+    func sentAgain(after error: any Error, method: HTTPRequest.Method, logger: Logger) {
+        logger.notice("gate.upstream_sent_again", metadata: ["method": "\(method)", "error": "\(Self.errorCode(error))"])
+        if let metricsFactory {
+            Counter(label: Self.upstreamSentAgainLabel, factory: metricsFactory).increment()
+        }
+    }
+
+    /// The counter of requests sent upstream once more (``sentAgain(after:method:logger:)``).
+    public static let upstreamSentAgainLabel = "webapp_launch_gate_upstream_sent_again_total"
 
     /// Whether a request target may go upstream byte for byte: origin form (`/` first), and
     /// only the characters RFC 3986 allows in a path and query, with every `%` followed by two

@@ -127,9 +127,7 @@ extension WebAppLaunchCommand {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
             guard maxRequestBody >= 0, maxResponseBody >= 0 else { throw ValidationError("body limits must not be negative") }
             guard (1...4096).contains(maxUpstreamConnections) else { throw ValidationError("--max-upstream-connections must be 1 to 4096") }
-            if metricsAddress != "none" && MetricsListener(metricsAddress) == nil {
-                throw ValidationError("--metrics-address must be HOST:PORT or none")
-            }
+            _ = try MetricsAddress.listener(metricsAddress)
             guard (1...3600).contains(connectTimeout), (1...3600).contains(upstreamTimeout), (1...3600).contains(upstreamIdleTimeout) else {
                 throw ValidationError("timeouts must be 1 to 3600 seconds")
             }
@@ -182,7 +180,7 @@ extension WebAppLaunchCommand {
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.sessionLifetime = verification.sessionLifetime
             configuration.policy = verification.policy
-            configuration.metrics = MetricsListener(metricsAddress)
+            configuration.metrics = try MetricsAddress.listener(metricsAddress)
             do {
                 try configuration.validate()
             } catch {

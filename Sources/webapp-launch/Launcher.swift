@@ -96,6 +96,9 @@ extension WebAppLaunchCommand {
 
         @OptionGroup var reloading: ReloadOptions
 
+        @Option(name: .long, help: "Metrics listener HOST:PORT (Prometheus text at /metrics: launches minted by app, refused by code), or none (the default). Never the launcher's own listener.")
+        var metricsAddress: String = "none"
+
         @OptionGroup var idle: IdleTimeoutOption
 
         @OptionGroup var eventLoops: EventLoopsOption
@@ -104,6 +107,7 @@ extension WebAppLaunchCommand {
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+            _ = try MetricsAddress.listener(metricsAddress)
             guard let issuerURL = URL(string: issuer), IssuerURL.isAcceptable(issuerURL) else {
                 throw ValidationError("--issuer must be an https URL (http only on loopback)")
             }
@@ -183,6 +187,7 @@ extension WebAppLaunchCommand {
                 maximumProviderRequests: maxProviderRequests
             )
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
+            configuration.metrics = try MetricsAddress.listener(metricsAddress)
             let readiness = ReadinessSwitch()
             let launcher = try LauncherApplication(configuration: configuration, minting: minting, readiness: readiness)
             let host = self.host
@@ -190,14 +195,21 @@ extension WebAppLaunchCommand {
             let reloads = await ConfigurationReloadService.make(reloading: [minting], interval: registrySource.refresh, logger: logger)
             secret?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
-            let application = launcher.makeApplication { channel in
-                let port = channel.localAddress?.port.map(String.init) ?? "?"
-                var lines = ["webapp-launch launcher on http://\(host):\(port) (catalogue: /v1/catalogue, launches: POST /v1/launches)"]
-                if isDevelopment {
-                    lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+            let metricsHost = configuration.metrics?.host ?? ""
+            let application = launcher.makeApplication(
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port.map(String.init) ?? "?"
+                    var lines = ["webapp-launch launcher on http://\(host):\(port) (catalogue: /v1/catalogue, launches: POST /v1/launches)"]
+                    if isDevelopment {
+                        lines.append("WARNING: development keys in use (public, from the repository): loopback only, never production.")
+                    }
+                    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                },
+                onMetricsServerRunning: { channel in
+                    let port = channel.localAddress?.port.map(String.init) ?? "?"
+                    FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
                 }
-                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-            }
+            )
             do {
                 try await ReadinessDrainService.run(application, reloads: reloads, readiness: readiness, delay: reloading.drainDelay, logger: logger)
             } catch {

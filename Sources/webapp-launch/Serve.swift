@@ -68,9 +68,7 @@ extension WebAppLaunchCommand {
         func validate() throws {
             guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             if publicURL != nil && app == nil { throw ValidationError("--public-url requires --app") }
-            if metricsAddress != "none" && MetricsListener(metricsAddress) == nil {
-                throw ValidationError("--metrics-address must be HOST:PORT or none")
-            }
+            _ = try MetricsAddress.listener(metricsAddress)
         }
 
         func run() async throws {
@@ -95,7 +93,7 @@ extension WebAppLaunchCommand {
             configuration.policy = verification.policy
             configuration.replayStore = replayStore
             configuration.replayAllowsAsynchronousCommit = replay.replayAllowAsyncCommit
-            configuration.metrics = MetricsListener(metricsAddress)
+            configuration.metrics = try MetricsAddress.listener(metricsAddress)
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.answersLaunchesOnEventLoop = eventLoopLaunches
             if keyring.isDevelopment {

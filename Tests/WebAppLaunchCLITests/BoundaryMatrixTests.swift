@@ -212,6 +212,16 @@ struct BoundaryMatrixTests {
         try await Self.expectRefusal(["launcher", "--port", "\(try freeLoopbackPort())"] + arguments, mentioning: ["https"])
     }
 
+    // MARK: Metrics listener
+
+    @Test("every entry point reads --metrics-address one way: a malformed address is refused with the same line", arguments: EntryPoint.allCases, ["localhost", "127.0.0.1:99999", ":9464"])
+    func malformedMetricsAddress(entry: EntryPoint, address: String) async throws {
+        var arguments = entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort())
+        if let index = arguments.firstIndex(of: "--metrics-address") { arguments.removeSubrange(index...index + 1) }
+        arguments += ["--metrics-address", address]
+        try await Self.expectRefusal(arguments, mentioning: ["--metrics-address must be HOST:PORT or none"])
+    }
+
     // MARK: Secrets never on argv
 
     @Test("every secret option reads env:NAME (an unset variable is named, the value never printed)", arguments: [

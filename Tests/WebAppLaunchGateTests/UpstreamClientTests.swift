@@ -217,8 +217,12 @@ struct UpstreamClientTests {
         }) { (upstream, client) async throws in
             #expect(try await Self.get(client, "/first").body == "answer 0")
             let head = HTTPRequestHead(version: .http1_1, method: method, uri: "/second", headers: ["Host": "upstream"])
-            let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5))
+            var failures: [String] = []
+            let response = try await client.execute(head, body: AsyncStream<ByteBuffer>?.none, deadline: .now() + .seconds(5)) { error in
+                failures.append(GateProxy.errorCode(error))
+            }
             #expect(response.head.status == .ok)
+            #expect(failures.count == 1, "the caller hears of the one repeat: \(failures)")
             _ = try await response.collect(upTo: 100)
             let counts = upstream.snapshot
             #expect(counts.requests.map(\.target) == ["/first", "/second", "/second"])

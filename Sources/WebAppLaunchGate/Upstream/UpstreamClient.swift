@@ -82,11 +82,14 @@ public final class UpstreamClient: Sendable {
     ///   - deadline: When the response head must have arrived, waiting for a connection
     ///     included (then ``UpstreamClientError/responseHeadTimeout`` or
     ///     ``UpstreamClientError/poolWaitTimeout``).
+    ///   - sentAgain: Told the error of a kept-alive connection that failed before the request
+    ///     goes out again (``isSentAgain(_:hasBody:after:onReusedConnection:)``), for the log.
     /// - Returns: The response; read its body or drop it (either gives the connection back).
     func execute<Body: AsyncSequence & Sendable>(
         _ head: HTTPRequestHead,
         body: Body?,
-        deadline: NIODeadline
+        deadline: NIODeadline,
+        sentAgain: (any Error) -> Void = { _ in }
     ) async throws -> UpstreamResponse where Body.Element == ByteBuffer {
         // Bounded: each repeat follows the failure of a reused connection, which that failure
         // closed; a new connection's failure is final; the deadline holds over all of them.
@@ -99,6 +102,7 @@ public final class UpstreamClient: Sendable {
                 && Self.isSentAgain(head, hasBody: body != nil, after: error, onReusedConnection: lease.isReused)
             {
                 repeats += 1
+                sentAgain(error)
             }
         }
     }

@@ -30,6 +30,8 @@ public struct LauncherApplication: Sendable {
     /// Whether the launcher takes work: `/readyz` is 503 once shutdown has begun
     /// (``ReadinessDrainService``) or while the identity provider cannot confirm tokens.
     public let readiness: ReadinessSwitch
+    /// The launcher's counters (``LauncherMetrics``), served on ``LauncherConfiguration/metrics``.
+    public let metrics: ServerMetrics
 
     /// Builds the launcher. Everything that can refuse the configuration runs before the HTTP
     /// client exists (a client must be shut down before it is released).
@@ -65,6 +67,7 @@ public struct LauncherApplication: Sendable {
             OpenIDUserInfoProvider(issuer: configuration.issuer, httpClient: httpClient, timeout: timeout)
         }
         let perMinute = max(1, configuration.launchesPerMinute)
+        let metrics = ServerMetrics()
         service = LauncherService(
             minting: minting,
             identityProvider: provider,
@@ -79,8 +82,10 @@ public struct LauncherApplication: Sendable {
                 )
             },
             tokenForwarding: configuration.tokenForwarding,
-            logger: Logger(label: "webapp-launch.launcher")
+            logger: Logger(label: "webapp-launch.launcher"),
+            metrics: LauncherMetrics(factory: metrics.factory)
         )
+        self.metrics = metrics
         self.configuration = configuration
         self.httpClient = httpClient
         self.readiness = readiness
@@ -93,18 +98,27 @@ public struct LauncherApplication: Sendable {
     }
 
     /// The Hummingbird application bound to the configured address, with the HTTP client shut
-    /// down after the server stops, and development keys refused on a bound address that is
-    /// not loopback (``BoundAddressGuard``).
+    /// down after the server stops, the metrics listener when one is configured
+    /// (`MetricsEndpoint`), and development keys refused on a bound address that is not
+    /// loopback (``BoundAddressGuard``).
     /// - Parameters:
     ///   - services: More services to run with it.
     ///   - onServerRunning: Called with the bound channel once the launcher listens.
+    ///   - onMetricsServerRunning: The same for the metrics listener.
     /// - Returns: The application; `runService()` handles SIGTERM.
     public func makeApplication(
         services: [any Service] = [],
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+        onMetricsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         var all = services
         all.append(ClientShutdown(client: httpClient))
+        if let listener = configuration.metrics {
+            all.append(MetricsEndpoint.application(
+                listener: listener, metrics: metrics, idleTimeout: configuration.idleTimeout,
+                onServerRunning: onMetricsServerRunning, logger: logger
+            ))
+        }
         let onRunning = BoundAddressGuard.install(for: configuration.keyring, in: &all, onServerRunning: onServerRunning)
         return Application(
             router: makeRouter(),

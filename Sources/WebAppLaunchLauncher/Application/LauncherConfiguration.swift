@@ -1,5 +1,6 @@
 import Foundation
 import WebAppLaunch
+import WebAppLaunchMiddleware
 import WebAppRegistry
 
 /// Everything `webapp-launch launcher` is configured with, checked by the CLI, turned into a
@@ -67,6 +68,10 @@ public struct LauncherConfiguration: Sendable {
     /// How long a client connection may stay silent before the launcher closes it (as
     /// `serve` and the gate do: a silent connection is never held for ever).
     public var idleTimeout: Duration
+    /// Where the launcher's metrics are served (`MetricsEndpoint`: `GET /metrics`, Prometheus
+    /// text: launches minted by app, refused by code), never on its own listener; `nil` (the
+    /// default) for none.
+    public var metrics: MetricsListener? = nil
 
     /// Creates a configuration; the defaults are the CLI's.
     public init(

@@ -49,6 +49,8 @@ public struct LauncherService: Sendable {
     public let refusedTokens: RefusedTokenCache?
     private let subjectReferences: KeyedDigest?
     private let logger: Logger
+    /// Where minted and refused launches are counted, or `nil`.
+    private let metrics: LauncherMetrics?
 
     /// Creates a launcher.
     /// - Parameters:
@@ -62,6 +64,7 @@ public struct LauncherService: Sendable {
     ///   - tokenForwarding: Whose token a launch carries (default: as each app's entry says).
     ///   - refusedTokens: The cache of refusals, or `nil`.
     ///   - logger: Where decisions are logged (no personal data).
+    ///   - metrics: Where minted and refused launches are counted, or `nil`.
     public init(
         signer: LaunchSigner,
         identityProvider: any IdentityProvider,
@@ -72,13 +75,14 @@ public struct LauncherService: Sendable {
         tokenExchanger: (any TokenExchanger)? = nil,
         tokenForwarding: AccessTokenForwarding = .asRegistered,
         refusedTokens: RefusedTokenCache? = RefusedTokenCache(),
-        logger: Logger = Logger(label: "webapp-launch.launcher")
+        logger: Logger = Logger(label: "webapp-launch.launcher"),
+        metrics: LauncherMetrics? = nil
     ) {
         self.init(
             minting: .fixed(MintingConfiguration(signer: signer), name: "keyring+registry"),
             identityProvider: identityProvider, claims: claims, cache: cache, rateLimiter: rateLimiter,
             providerLimit: providerLimit, tokenExchanger: tokenExchanger, tokenForwarding: tokenForwarding,
-            refusedTokens: refusedTokens, logger: logger
+            refusedTokens: refusedTokens, logger: logger, metrics: metrics
         )
     }
 
@@ -94,6 +98,7 @@ public struct LauncherService: Sendable {
     ///   - tokenForwarding: Whose token a launch carries (default: as each app's entry says).
     ///   - refusedTokens: The cache of refusals, or `nil`.
     ///   - logger: Where decisions are logged (no personal data).
+    ///   - metrics: Where minted and refused launches are counted, or `nil`.
     public init(
         minting: ReloadableConfiguration<MintingConfiguration>,
         identityProvider: any IdentityProvider,
@@ -104,7 +109,8 @@ public struct LauncherService: Sendable {
         tokenExchanger: (any TokenExchanger)? = nil,
         tokenForwarding: AccessTokenForwarding = .asRegistered,
         refusedTokens: RefusedTokenCache? = RefusedTokenCache(),
-        logger: Logger = Logger(label: "webapp-launch.launcher")
+        logger: Logger = Logger(label: "webapp-launch.launcher"),
+        metrics: LauncherMetrics? = nil
     ) {
         let signer = minting.current.signer
         self.minting = minting
@@ -119,6 +125,7 @@ public struct LauncherService: Sendable {
         self.rateLimiter = rateLimiter
         self.providerLimit = providerLimit
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Mints a launch of an app for the user an access token belongs to.
@@ -131,9 +138,11 @@ public struct LauncherService: Sendable {
     public func launch(appID: String, accessToken: String, now: Date = Date()) async throws(LauncherError) -> MintedLaunch {
         do {
             let launch = try await mint(appID: appID, accessToken: accessToken, now: now)
+            metrics?.minted(app: appID)  // registered: mint refuses any other id
             return launch
         } catch {
             logger.notice("launch.refused", metadata: ["app": .string(WebApp.isValidID(appID) ? appID : "-"), "code": .string(error.code.rawValue)])
+            metrics?.refused(error.code)
             if error.code == .providerUnavailable || error.code == .tokenExchangeFailed {
                 logger.warning("identity_provider.unavailable", metadata: ["code": .string(error.code.rawValue), "reason": .string(error.reason)])
             }
