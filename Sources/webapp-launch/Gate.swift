@@ -213,17 +213,13 @@ extension WebAppLaunchCommand {
             case .authRequest: "auth_request endpoint at \(AuthRequestEndpoint<WebAppRequestContext>.path)"
             }
             let banner = lines.joined(separator: "\n")
-            let metricsHost = configuration.metrics?.host ?? ""
             let application = gate.makeApplication(
                 services: services,
                 onServerRunning: { channel in
                     let port = channel.localAddress?.port.map(String.init) ?? "?"
                     FileHandle.standardOutput.write(Data("\(banner)\ngate listening on http://\(host):\(port), \(modeLine)\n".utf8))
                 },
-                onMetricsServerRunning: { channel in
-                    let port = channel.localAddress?.port.map(String.init) ?? "?"
-                    FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
-                }
+                onMetricsServerRunning: MetricsAddress.announcement(of: configuration.metrics)
             )
             let reloads = await ConfigurationReloadService.make(reloading: [gate.verification], logger: logger)
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line

@@ -195,7 +195,6 @@ extension WebAppLaunchCommand {
             let reloads = await ConfigurationReloadService.make(reloading: [minting], interval: registrySource.refresh, logger: logger)
             secret?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
-            let metricsHost = configuration.metrics?.host ?? ""
             let application = launcher.makeApplication(
                 onServerRunning: { channel in
                     let port = channel.localAddress?.port.map(String.init) ?? "?"
@@ -205,10 +204,7 @@ extension WebAppLaunchCommand {
                     }
                     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                 },
-                onMetricsServerRunning: { channel in
-                    let port = channel.localAddress?.port.map(String.init) ?? "?"
-                    FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
-                }
+                onMetricsServerRunning: MetricsAddress.announcement(of: configuration.metrics)
             )
             do {
                 try await ReadinessDrainService.run(application, reloads: reloads, readiness: readiness, delay: reloading.drainDelay, logger: logger)

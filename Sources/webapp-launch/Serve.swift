@@ -111,15 +111,11 @@ extension WebAppLaunchCommand {
                 throw CommandFailure.configuration("\(error)")
             }
             let banner = try self.banner(keyring: keyring, registry: registry, served: served, store: configuration.replayStore)
-            let metricsHost = configuration.metrics?.host ?? ""
             let application = server.makeApplication(
                 onServerRunning: { _ in
                     FileHandle.standardOutput.write(Data((banner + "\n").utf8))
                 },
-                onMetricsServerRunning: { channel in
-                    let port = channel.localAddress?.port.map(String.init) ?? "?"
-                    FileHandle.standardOutput.write(Data("metrics: http://\(metricsHost):\(port)/metrics (this listener only)\n".utf8))
-                }
+                onMetricsServerRunning: MetricsAddress.announcement(of: configuration.metrics)
             )
             let reloads = await ConfigurationReloadService.make(
                 reloading: [server.verification], interval: registrySource.refresh, logger: server.logger
