@@ -226,15 +226,7 @@ public struct WebAppGate: Sendable {
                 onServerRunning: onMetricsServerRunning, logger: logger
             ))
         }
-        var onRunning = onServerRunning
-        if configuration.keyring.isDevelopment {
-            let bindGuard = BoundAddressGuard(keyring: configuration.keyring)
-            all.append(bindGuard)
-            onRunning = { channel in
-                bindGuard.serverBound(channel.localAddress)
-                await onServerRunning(channel)
-            }
-        }
+        let onRunning = BoundAddressGuard.install(for: configuration.keyring, in: &all, onServerRunning: onServerRunning)
         return Application(
             router: makeRouter(),
             server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout, launchFastPath: makeFastPath()),

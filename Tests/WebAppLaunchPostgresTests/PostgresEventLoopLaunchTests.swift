@@ -15,15 +15,7 @@ struct PostgresEventLoopLaunchTests {
     /// A launch sent as a browser sends it (the connection kept alive, so the event loop may
     /// take it), then `/healthz` closing the connection; returns the launch's answer as sent.
     static func launchAnswer(_ target: String, port: Int) async throws -> String {
-        let raw = try await offload { () throws -> String in
-            let socket = try LoopbackSocket(port: port)
-            defer { socket.close() }
-            try socket.send(
-                "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                    + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-            )
-            return try socket.readAll(limit: .seconds(10))
-        }
+        let raw = try await rawPipelinedGets([target, "/healthz"], port: port, limit: .seconds(10))
         let second = try #require(raw.range(of: "HTTP/1.1 ", options: [], range: raw.index(after: raw.startIndex)..<raw.endIndex))
         return String(raw[..<second.lowerBound])
     }

@@ -131,22 +131,12 @@ struct LaunchFastPathTests {
         let second = Fixtures.launchTarget(for: Fixtures.bonus)
         let (raw, elapsed) = try await server.test(.live) { client in
             let port = try #require(client.port)
-            return try await offload { () throws -> (String, Duration) in
-                let socket = try LoopbackSocket(port: port)
-                defer { socket.close() }
-                // One write: a launch (the connection owes nothing: the event loop answers
-                // it), /healthz (Hummingbird), a launch behind it (answering it at once would
-                // overtake /healthz's answer), then /healthz with `Connection: close`.
-                try socket.send(
-                    "GET \(first) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                        + "GET \(second) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-                )
-                let started = ContinuousClock.now
-                let raw = try socket.readAll(limit: .seconds(5))
-                return (raw, ContinuousClock.now - started)
-            }
+            // One write: a launch (the connection owes nothing: the event loop answers it),
+            // /healthz (Hummingbird), a launch behind it (answering it at once would overtake
+            // /healthz's answer), then /healthz with `Connection: close`.
+            let started = ContinuousClock.now
+            let raw = try await rawPipelinedGets([first, "/healthz", second, "/healthz"], port: port)
+            return (raw, ContinuousClock.now - started)
         }
         #expect(elapsed < .seconds(4), "the server closed the connection after `Connection: close`")
         let statuses = raw.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.output.1) }

@@ -98,3 +98,22 @@ public func rawGet(_ path: String, port: Int) async throws -> String {
         return try client.readAll(limit: .seconds(5))
     }
 }
+
+/// GETs of `targets` in one write on one connection, pipelined as a browser's kept-alive
+/// requests would be, the last with `Connection: close`; returns every answer as sent, read
+/// until the server closes (or `limit` passes).
+/// - Parameters:
+///   - targets: The request targets, in order (at least one).
+///   - port: The loopback port.
+///   - limit: How long to read.
+public func rawPipelinedGets(_ targets: [String], port: Int, limit: Duration = .seconds(5)) async throws -> String {
+    try await offload { () throws -> String in
+        let client = try LoopbackSocket(port: port)
+        defer { client.close() }
+        let requests = targets.enumerated().map { index, target in
+            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (index == targets.count - 1 ? "Connection: close\r\n" : "") + "\r\n"
+        }
+        try client.send(requests.joined())
+        return try client.readAll(limit: limit)
+    }
+}

@@ -210,15 +210,7 @@ public struct WebAppServer: Sendable {
                 onServerRunning: onMetricsServerRunning, logger: logger
             ))
         }
-        var onRunning = onServerRunning
-        if configuration.keyring.isDevelopment {
-            let bindGuard = BoundAddressGuard(keyring: configuration.keyring)
-            services.append(bindGuard)
-            onRunning = { channel in
-                bindGuard.serverBound(channel.localAddress)
-                await onServerRunning(channel)
-            }
-        }
+        let onRunning = BoundAddressGuard.install(for: configuration.keyring, in: &services, onServerRunning: onServerRunning)
         return Application(
             router: makeRouter(),
             server: .webAppLaunchHTTP1(idleTimeout: configuration.idleTimeout, launchFastPath: makeLaunchFastPath()),
