@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// The metrics listener of an entry point (`serve`, the gate): `GET /metrics` in Prometheus
+/// The metrics listener of an entry point (`serve`, the gate, the launcher): `GET /metrics` in Prometheus
 /// text, on an address of its own (``MetricsListener``, loopback unless told otherwise) and
 /// never on the public listener, so the counts of launches and rejections are for operators
 /// only. One builder for every entry point that has one: the same route, security headers,

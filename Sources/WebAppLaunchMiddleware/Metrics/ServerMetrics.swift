@@ -1,7 +1,7 @@
 import Metrics
 import Prometheus
 
-/// The metrics of a listener of ours (`serve`, the gate) in Prometheus text, for its separate
+/// The metrics of a listener of ours (`serve`, the gate, the launcher) in Prometheus text, for its separate
 /// metrics listener (``MetricsEndpoint``).
 ///
 /// Owns a Prometheus registry and factory of its own (not the global bootstrap), so several
