@@ -39,6 +39,36 @@ struct LauncherMetricsTests {
         }
     }
 
+    @Test("a launch request refused at the HTTP edge (no token, wrong media type, too large, malformed) is counted by its code; the provider is never asked")
+    func countsEdgeRefusals() async throws {
+        let metrics = ServerMetrics()
+        let provider = StubIdentityProvider.vouching()
+        let service = LauncherService(
+            signer: LauncherFixtures.signer, identityProvider: provider,
+            metrics: LauncherMetrics(factory: metrics.factory)
+        )
+        let app = Application(router: LauncherRouter.make(service: service))
+        try await app.test(.router) { client in
+            try await client.postLaunch(token: nil, body: #"{"app":"healthmagazin"}"#) { #expect($0.status == .unauthorized) }
+            try await client.execute(
+                uri: "/v1/launches", method: .post,
+                headers: [.authorization: "Bearer t0ken-5", .contentType: "text/plain"],
+                body: ByteBuffer(string: #"{"app":"healthmagazin"}"#)
+            ) { #expect($0.status == .unsupportedMediaType) }
+            try await client.postLaunch(token: "t0ken-6", body: String(repeating: " ", count: 4096)) { #expect($0.status == .contentTooLarge) }
+            try await client.postLaunch(token: "t0ken-7", body: #"{"app":"healthmagazin","kvnr":"x"}"#) { #expect($0.status == .unprocessableContent) }
+            try await client.postLaunch(token: "t0ken-8", body: #"{"app":"healthmagazin"}"#) { #expect($0.status == .created) }
+            try await client.execute(uri: "/v1/catalogue", method: .get) { #expect($0.status == .ok) }
+        }
+        let samples = PrometheusSamples.parse(metrics.exposition())
+        for code in ["missing_token", "unsupported_media_type", "request_too_large", "invalid_request"] {
+            #expect(samples["webapp_launch_launcher_refused_total{code=\"\(code)\"}"] == 1, "\(code): \(samples)")
+        }
+        #expect(samples[#"webapp_launch_launcher_minted_total{app="healthmagazin"}"#] == 1)
+        #expect(samples.keys.filter { $0.hasPrefix("webapp_launch_launcher_refused_total") }.count == 4, "nothing else refused: \(samples)")
+        #expect(provider.callCount == 1, "only the admitted launch reached the provider")
+    }
+
     @Test("with --metrics-address the launcher serves /metrics on that listener only; without it, none opens")
     func listener() async throws {
         var configuration = LauncherApplicationTests.configuration()

@@ -20,8 +20,14 @@ import NIOCore
 /// `X-Content-Type-Options: nosniff`, `Content-Type:
 /// application/json` without the `charset` parameter the generated serializer adds (RFC 8259
 /// defines none), and any error the generated layer throws becomes `500 {"error":
-/// "mint_failed"}` rather than Hummingbird's bodiless 500.
+/// "mint_failed"}` rather than Hummingbird's bodiless 500. A launch request refused here is
+/// counted in ``LauncherMetrics`` by its code, as the service's own refusals are.
 struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
+    /// Where a launch request refused here is counted (by code, as the service counts its
+    /// own refusals), or `nil`: a refusal at the edge is as much a refused launch as one the
+    /// service makes, and a client sending malformed requests must show in the counters.
+    let metrics: LauncherMetrics?
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         // The launcher answers JSON whatever `Accept` says, as it always has; the generated
@@ -29,9 +35,19 @@ struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
         var head = request.head
         head.headerFields[.accept] = nil
         let request = Request(head: head, body: request.body)
+        let isLaunch = request.method == .post && request.uri.path == "/v1/launches"
         do {
-            if request.method == .post && request.uri.path == "/v1/launches" {
-                response = try await admitLaunch(request, context: context, next: next)
+            if isLaunch {
+                let admitted: Admitted
+                do {
+                    admitted = try await admit(request)
+                } catch {
+                    metrics?.refused(error.code)
+                    throw error
+                }
+                response = try await BearerToken.$current.withValue(admitted.token) {
+                    try await next(admitted.request, context)
+                }
             } else {
                 response = try await next(request, context)
             }
@@ -41,7 +57,9 @@ struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch {
             context.logger.error("launcher.generated_layer_failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            response = LauncherErrorResponse.make(LauncherError(.mintFailed, "unexpected failure"))
+            let failure = LauncherError(.mintFailed, "unexpected failure")
+            if isLaunch { metrics?.refused(failure.code) }
+            response = LauncherErrorResponse.make(failure)
         }
         // swift-openapi-runtime writes header values URI-encoded (OpenAPI's `simple` style):
         // `"…"` as `%22…%22`. The document's headers are HTTP's own syntax (RFC 9110), and
@@ -61,7 +79,15 @@ struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
     /// The response headers `openapi.yaml` declares.
     private static var documentedHeaders: [HTTPField.Name] { [.eTag, .cacheControl, .wwwAuthenticate, .retryAfter] }
 
-    private func admitLaunch(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// A launch request that passed the edge: its token, and the request with its body
+    /// already collected.
+    private struct Admitted {
+        let request: Request
+        let token: String
+    }
+
+    /// The edge's checks of `POST /v1/launches`, in the documented order.
+    private func admit(_ request: Request) async throws(LauncherError) -> Admitted {
         let token = try BearerCredentials.token(in: request.headers)
         guard let contentType = request.headers[.contentType],
               contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
@@ -78,9 +104,7 @@ struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
         _ = try LaunchRequestBody.appID(from: Data(buffer.readableBytesView))
         // The generated decoder matches `application/json` with parameters as the guard above
         // does; a body that passed is decoded, never refused, there.
-        return try await BearerToken.$current.withValue(token) {
-            try await next(request, context)
-        }
+        return Admitted(request: request, token: token)
     }
 }
 

@@ -69,7 +69,7 @@ public enum LauncherRouter {
     ) {
         // A group of its own: the gate runs for the launcher's routes only, never for the
         // console's beside them.
-        let group = router.group().add(middleware: LaunchRequestGate<Context>())
+        let group = router.group().add(middleware: LaunchRequestGate<Context>(metrics: service.metrics))
         let api = LauncherAPI(service: service, catalogueMaxAge: catalogueMaxAge, clock: clock)
         do {
             try api.registerHandlers(on: group, configuration: LauncherAPI.configuration)

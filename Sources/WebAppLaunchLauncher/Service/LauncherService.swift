@@ -49,8 +49,9 @@ public struct LauncherService: Sendable {
     public let refusedTokens: RefusedTokenCache?
     private let subjectReferences: KeyedDigest?
     private let logger: Logger
-    /// Where minted and refused launches are counted, or `nil`.
-    private let metrics: LauncherMetrics?
+    /// Where minted and refused launches are counted, or `nil` (the HTTP edge counts its own
+    /// refusals there too).
+    let metrics: LauncherMetrics?
 
     /// Creates a launcher.
     /// - Parameters:
