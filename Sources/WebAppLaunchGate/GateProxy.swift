@@ -80,11 +80,16 @@ public struct GateProxy: Sendable {
     /// - Parameters:
     ///   - configuration: The gate's configuration.
     ///   - upstream: The upstream origin.
+    ///   - logger: Where a reload of an `https` upstream's trusted authorities logs.
     /// - Returns: A client; shut it down when the gate stops.
     /// - Throws: When the TLS context for an `https` upstream cannot be created (its trusted
     ///   certificates unreadable: ``ConfigurationError``).
-    public static func makeClient(configuration: GateConfiguration, upstream: GateUpstream) throws -> UpstreamClient {
-        try UpstreamClient(configuration: .init(configuration, upstream: upstream))
+    public static func makeClient(
+        configuration: GateConfiguration,
+        upstream: GateUpstream,
+        logger: Logger = Logger(label: "webapp-launch.gate")
+    ) throws -> UpstreamClient {
+        try UpstreamClient(configuration: .init(configuration, upstream: upstream), logger: logger)
     }
 
     /// Forwards one request.

@@ -40,6 +40,12 @@ public struct WebAppGate: Sendable {
     /// The launch exchange for the app, its keys derived when the keyring loads; reloaded
     /// (SIGHUP, ``ReloadableConfiguration/reload()``) from the keyring source given at init.
     public let verification: ReloadableConfiguration<LaunchVerificationMiddleware<WebAppRequestContext>>
+    /// What a reload (SIGHUP) reads again, in order: the keyring (``verification``), then an
+    /// `https` upstream's trusted authorities (``UpstreamClient/trustReload``). Each keeps
+    /// what is in use when its new file would not start.
+    public var reloadables: [any Reloadable] {
+        [verification] + [client?.trustReload].compactMap { $0 }
+    }
     /// Off once shutdown begins: `/readyz` answers 503 while requests in flight drain.
     public let readiness = ReadinessSwitch()
     /// The gate's counters (launches accepted, rejected by code; the replay store's, when it
@@ -84,7 +90,7 @@ public struct WebAppGate: Sendable {
         if case .reverseProxy(let upstream) = configuration.mode {
             let client: UpstreamClient
             do {
-                client = try GateProxy.makeClient(configuration: configuration, upstream: upstream)
+                client = try GateProxy.makeClient(configuration: configuration, upstream: upstream, logger: logger)
             } catch let error as ConfigurationError {
                 throw error  // names the file of --upstream-ca-file and what is wrong with it
             } catch {

@@ -221,7 +221,7 @@ extension WebAppLaunchCommand {
                 },
                 onMetricsServerRunning: MetricsAddress.announcement(of: configuration.metrics)
             )
-            let reloads = await ConfigurationReloadService.make(reloading: [gate.verification], logger: logger)
+            let reloads = await ConfigurationReloadService.make(reloading: gate.reloadables, logger: logger)
             replaySource?.warnIfInline()  // once the configuration is accepted: errors stay one line
             logging.announceBuild()
             try await ReadinessDrainService.run(

@@ -12,18 +12,21 @@ import Glibc
 @Suite("SIGHUP reloads serve, gate and launcher; a bad file keeps the old configuration")
 struct ReloadCommandTests {
     enum EntryPoint: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case serve, gate
+        /// `serve`; the gate in the auth_request shape; the gate as a reverse proxy to an
+        /// `https` upstream it trusts through `--upstream-ca-file` (nothing listens there:
+        /// connections open only for proxied requests).
+        case serve, gate, gateProxy
         var testDescription: String { rawValue }
 
         /// The registered URL of the app this entry point serves on `port`.
         func appURL(port: Int) -> String {
             switch self {
             case .serve: "http://127.0.0.1:\(port)/apps/healthmagazin"
-            case .gate: "http://127.0.0.1:\(port)/"
+            case .gate, .gateProxy: "http://127.0.0.1:\(port)/"
             }
         }
 
-        func arguments(port: Int, keyring: String, registry: String) -> [String] {
+        func arguments(port: Int, keyring: String, registry: String, upstreamAuthority: String) -> [String] {
             switch self {
             case .serve:
                 ["serve", "--port", "\(port)", "--keyring", keyring, "--registry", registry, "--app", "healthmagazin",
@@ -31,13 +34,16 @@ struct ReloadCommandTests {
             case .gate:
                 ["gate", "--auth-request", "--port", "\(port)", "--keyring", keyring, "--app", "healthmagazin",
                  "--public-url", appURL(port: port), "--replay", "memory"]
+            case .gateProxy:
+                ["gate", "--upstream", "https://127.0.0.1:9", "--upstream-ca-file", upstreamAuthority, "--port", "\(port)",
+                 "--keyring", keyring, "--app", "healthmagazin", "--public-url", appURL(port: port), "--replay", "memory"]
             }
         }
 
         var banner: String {
             switch self {
             case .serve: "webapp-launch serving"
-            case .gate: "gate listening"
+            case .gate, .gateProxy: "gate listening"
             }
         }
     }
@@ -52,6 +58,8 @@ struct ReloadCommandTests {
         let registry: String
         /// The app keyring the entry point reads (and reloads).
         let appKeyring: String
+        /// The `--upstream-ca-file` of ``EntryPoint/gateProxy`` (a copy of a throwaway certificate).
+        let upstreamAuthority: String
         let process: BackgroundSubprocess
 
         static func start(_ entryPoint: EntryPoint, extraArguments: [String] = []) async throws -> Self {
@@ -64,12 +72,20 @@ struct ReloadCommandTests {
             let appKeyring = directory.path("healthmagazin.keyring.json")
             let export = try await CLI.run(["keygen", "--export-app", "healthmagazin", "--keyring", launcher, "--out", appKeyring])
             guard export.status == 0 else { throw SubprocessError(message: "keygen --export-app exited \(export.status)") }
+            let upstreamAuthority = directory.path("upstream-ca.pem")
+            if entryPoint == .gateProxy {
+                try FileManager.default.copyItem(atPath: try await TestCertificate().certificate, toPath: upstreamAuthority)
+            }
             let process = try BackgroundSubprocess(
-                CLI.executablePath, entryPoint.arguments(port: port, keyring: appKeyring, registry: registry) + extraArguments,
+                CLI.executablePath,
+                entryPoint.arguments(port: port, keyring: appKeyring, registry: registry, upstreamAuthority: upstreamAuthority) + extraArguments,
                 standardErrorPath: directory.path("\(entryPoint).log")
             )
             _ = try await process.firstLine(within: .seconds(15)) { $0.contains(entryPoint.banner) }
-            return Self(directory: directory, port: port, launcher: launcher, registry: registry, appKeyring: appKeyring, process: process)
+            return Self(
+                directory: directory, port: port, launcher: launcher, registry: registry, appKeyring: appKeyring,
+                upstreamAuthority: upstreamAuthority, process: process
+            )
         }
     }
 
@@ -130,6 +146,29 @@ struct ReloadCommandTests {
         // Signal 0: only wait; the SIGTERM above is the one being tested. The delay is long
         // (15 s) so that a machine busy with a parallel suite still asks /readyz inside it.
         #expect(try await process.stop(with: 0, within: .seconds(40)) == 0, "log:\n\(process.standardError)")
+    }
+
+    @Test("gate with an https upstream: SIGHUP reads --upstream-ca-file again beside the keyring; a file without a certificate is refused in one line naming it, and the keyring still reloads")
+    func gateReloadsUpstreamAuthority() async throws {
+        let started = try await Started.start(.gateProxy)
+        defer { started.directory.remove() }
+        let process = started.process
+        func lines(_ event: String, config: String) -> [String] {
+            process.standardError.components(separatedBy: "\n").filter { $0.contains(event) && $0.contains("config=\(config)") }
+        }
+        #expect(kill(process.pid, SIGHUP) == 0)
+        #expect(try await Self.waitForLog(process, "config=upstream-trust", count: 1), "log:\n\(process.standardError)")
+        #expect(lines("config.reloaded", config: "upstream-trust").count == 1)
+
+        try "no certificate here\n".write(toFile: started.upstreamAuthority, atomically: true, encoding: .utf8)
+        #expect(kill(process.pid, SIGHUP) == 0)
+        #expect(try await Self.waitForLog(process, "config.reload_refused", count: 1), "log:\n\(process.standardError)")
+        let refusals = lines("config.reload_refused", config: "upstream-trust")
+        #expect(refusals.count == 1)
+        #expect(refusals.first?.contains(started.upstreamAuthority) == true, "\(refusals)")
+        #expect(lines("config.reloaded", config: "keyring").count == 2, "log:\n\(process.standardError)")
+        #expect(try await httpStatus(of: "http://127.0.0.1:\(started.port)/readyz") == 200)
+        #expect(try await process.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(process.standardError)")
     }
 
     @Test("launcher: SIGHUP reloads the registry into the catalogue; a broken registry keeps the old; /readyz is 503 while the provider is unreachable")

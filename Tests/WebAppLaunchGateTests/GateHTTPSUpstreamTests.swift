@@ -5,6 +5,7 @@ import Testing
 import WebAppLaunch
 import WebAppLaunchGate
 import WebAppLaunchMiddleware
+import WebAppLaunchReload
 import WebAppLaunchTestSupport
 import WebAppRegistry
 
@@ -97,6 +98,94 @@ struct GateHTTPSUpstreamTests {
             #expect(samples[#"webapp_launch_gate_upstream_failures_total{status="502",error="tlsHandshakeFailed"}"#] == 2, "\(samples)")
             #expect(!logs.fullText.contains("A123456780"))
             #expect(!logs.fullText.contains(cookie.split(separator: "=").last.map(String.init) ?? cookie))
+        }
+    }
+
+    @Test("a reload (SIGHUP) reads --upstream-ca-file again: a kept connection authenticated under the replaced authority is not used again on either request path, and a file that would not start keeps the authority in use")
+    func reloadedAuthority() async throws {
+        let served = try await TestCertificate()
+        let other = try await TestCertificate()
+        let upstream = try await EchoUpstream(tls: served)
+        let directory = try TemporaryDirectory()
+        let authority = AuthorityFile(path: directory.path("upstream-ca.pem"))
+        let servedPEM = try String(contentsOfFile: served.certificate, encoding: .utf8)
+        let otherPEM = try String(contentsOfFile: other.certificate, encoding: .utf8)
+        try authority.trust(servedPEM)
+        let logs = LogCapture()
+        let started = Mutex<WebAppGate?>(nil)
+        try await withGate(
+            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
+            adjust: { $0.upstreamTrust = .certificateAuthorities(pemFile: authority.path) }, logs: logs,
+            started: { gate in started.withLock { $0 = gate } }
+        ) { publicURL, client in
+            let startedGate: WebAppGate? = started.withLock { $0 }
+            let gate = try #require(startedGate)
+            let names = gate.reloadables.map(\.name)
+            #expect(names == ["keyring", "upstream-trust"])
+            let reloadable = try #require(gate.reloadables.last)
+            let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            let user = Visitor(client: client, publicURL: publicURL, cookie: cookie)
+            var statuses: [Int] = []
+
+            statuses.append(try await user.get())  // leaves one connection, authenticated under the served authority, idle
+            // Another authority: the kept connection is closed, not leased (a POST takes the pool's
+            // awaited lease), and a new one fails its handshake.
+            try authority.trust(otherPEM)
+            let toOther = await reloadable.reload()
+            statuses.append(try await user.post())
+            // The served authority again: a GET opens a connection and leaves it idle; after the
+            // next reload the event loop's idle lease passes it over too.
+            try authority.trust(servedPEM)
+            let toServed = await reloadable.reload()
+            statuses.append(try await user.get())
+            try authority.trust(otherPEM)
+            let toOtherAgain = await reloadable.reload()
+            statuses.append(try await user.get())
+            // A file that would not start keeps the authority in use (the other one: still 502).
+            try authority.trust("no certificate here\n")
+            let broken = await reloadable.reload()
+            statuses.append(try await user.get())
+            try authority.trust(servedPEM)
+            let back = await reloadable.reload()
+            statuses.append(try await user.get())
+            statuses.append(try await user.post())
+
+            #expect(statuses == [200, 502, 200, 502, 502, 200, 200])
+            #expect([toOther, toServed, toOtherAgain, back].map(\.isReloaded) == [true, true, true, true])
+            if case .kept(reason: let reason) = broken {
+                #expect(reason.contains(authority.path))
+            } else {
+                Issue.record("a file without a certificate was taken: \(broken)")
+            }
+            let failures = logs.lines("gate.upstream_failed", where: "status", is: "502")
+            #expect(failures.map { $0.metadata["error"] ?? "" } == Array(repeating: "tlsHandshakeFailed", count: 3))
+            #expect(!logs.fullText.contains("A123456780"))
+        }
+    }
+
+    /// The `--upstream-ca-file` a test rewrites between reloads.
+    private struct AuthorityFile {
+        let path: String
+        func trust(_ pem: String) throws {
+            try pem.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// A browser with a session at the gate.
+    private struct Visitor {
+        let client: TestClient
+        let publicURL: RegisteredURL
+        let cookie: String
+
+        func get() async throws -> Int {
+            try await client.send(publicURL.description + "page", headers: [("Cookie", cookie)]).status
+        }
+
+        func post() async throws -> Int {
+            try await client.send(
+                publicURL.description + "form", method: .POST,
+                headers: [("Cookie", cookie), ("Content-Type", "text/plain")], body: Array("hello".utf8)
+            ).status
         }
     }
 

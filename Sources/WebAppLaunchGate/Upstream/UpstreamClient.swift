@@ -1,8 +1,10 @@
 import NIOCore
 import NIOHTTP1
+import Logging
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
+import WebAppLaunchReload
 
 #if canImport(Glibc)
 import Glibc
@@ -66,12 +68,22 @@ public final class UpstreamClient: Sendable {
     ///   - configuration: The settings.
     ///   - group: The event loops connections run on (NIO's shared group by default, the one
     ///     the gate's server and Swift concurrency run on).
+    ///   - logger: Where a reload of the upstream's trusted authorities logs its one line.
     /// - Throws: ``ConfigurationError`` when the trusted certificates of an `https` upstream
     ///   cannot be read, or NIOSSL's error when its TLS context cannot be created.
-    public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+    public init(
+        configuration: Configuration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "webapp-launch.gate")
+    ) throws {
         self.configuration = configuration
-        self.pool = try UpstreamPool(configuration: configuration, group: group)
+        self.pool = try UpstreamPool(configuration: configuration, group: group, logger: logger)
     }
+
+    /// The trusted authorities of an `https` upstream, read again on a reload (SIGHUP) with
+    /// the checks of startup (a file that would not start keeps the ones in use); `nil` for
+    /// `http`. Connections authenticated under replaced authorities are not used again.
+    public var trustReload: (any Reloadable)? { pool.tls }
 
     /// Sends one request and returns its response head, with the body to read.
     /// - Parameters:

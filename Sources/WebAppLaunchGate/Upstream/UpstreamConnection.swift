@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// One keep-alive connection to the upstream, as its leaseholder uses it from any task: each
 /// call runs ``UpstreamConnectionHandler`` on the channel's event loop (directly when already
@@ -8,11 +9,20 @@ final class UpstreamConnection: Sendable {
     let id: UpstreamPoolStateMachine.ConnectionID
     let channel: any Channel
     private let handler: NIOLoopBound<UpstreamConnectionHandler>
+    /// The TLS context the upstream was authenticated under (`nil` for `http`): the pool
+    /// leases the connection again only while that context is the one in use.
+    let tlsContext: NIOSSLContext?
 
-    init(id: UpstreamPoolStateMachine.ConnectionID, channel: any Channel, handler: NIOLoopBound<UpstreamConnectionHandler>) {
+    init(
+        id: UpstreamPoolStateMachine.ConnectionID,
+        channel: any Channel,
+        handler: NIOLoopBound<UpstreamConnectionHandler>,
+        tlsContext: NIOSSLContext?
+    ) {
         self.id = id
         self.channel = channel
         self.handler = handler
+        self.tlsContext = tlsContext
     }
 
     /// Sends a request head (and its end when there is no body); the response head follows.

@@ -1,8 +1,10 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Logging
 import NIOSSL
 import Synchronization
+import WebAppLaunchReload
 
 /// The runner of ``UpstreamPoolStateMachine``: holds the state, the open connections and the
 /// waiting requests behind one mutex, applies each event, and performs the returned actions
@@ -31,15 +33,26 @@ final class UpstreamPool: Sendable {
     private let group: any EventLoopGroup
     /// The group's event loops: a request running on one of them prefers connections there.
     private let loops: Set<LoopID>
-    private let tls: NIOSSLContext?
+    /// The TLS context of an `https` upstream's connections (its trusted authorities), read
+    /// again on a reload (SIGHUP); `nil` for `http`. A connection opened under an earlier
+    /// context is not leased again after a reload: it is closed, and the request takes a
+    /// connection authenticated under the authorities in use now.
+    let tls: ReloadableConfiguration<NIOSSLContext>?
 
-    init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup) throws {
+    init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup, logger: Logger) throws {
         self.configuration = configuration
         self.group = group
         self.loops = Set(group.makeIterator().map(Self.loopID))
         self.state = Mutex(State(machine: UpstreamPoolStateMachine(maximumConnections: configuration.maximumConnections)))
         if configuration.upstream.scheme == "https" {
-            tls = try NIOSSLContext(configuration: configuration.trust.tlsConfiguration())
+            let trust = configuration.trust
+            tls = ReloadableConfiguration(
+                name: "upstream-trust",
+                initial: try NIOSSLContext(configuration: trust.tlsConfiguration()),
+                logger: logger
+            ) {
+                try NIOSSLContext(configuration: trust.tlsConfiguration())
+            }
         } else {
             tls = nil
         }
@@ -55,8 +68,18 @@ final class UpstreamPool: Sendable {
     }
 
     /// A connection for one request: an idle one, a new one, or the next one free before
-    /// `deadline` (else ``UpstreamClientError/poolWaitTimeout``).
+    /// `deadline` (else ``UpstreamClientError/poolWaitTimeout``). A kept connection
+    /// authenticated under authorities a reload replaced is closed and passed over.
     func lease(deadline: NIODeadline) async throws -> Lease {
+        while true {
+            let lease = try await leaseAny(deadline: deadline)
+            guard lease.isReused, isRetired(lease.connection) else { return lease }
+            release(lease.connection, reusable: false)
+        }
+    }
+
+    /// ``lease(deadline:)`` before the check of the connection's trust.
+    private func leaseAny(deadline: NIODeadline) async throws -> Lease {
         // Fast path: an idle connection or room for one, without a continuation.
         let loop = currentLoop()
         let (immediate, expired) = state.withLock { state -> ((UpstreamPoolStateMachine.LeaseAction, UpstreamConnection?)?, [UpstreamConnection]) in
@@ -116,13 +139,24 @@ final class UpstreamPool: Sendable {
     /// none (nothing is opened and nothing waits). One on that loop is preferred: the whole
     /// exchange then stays on the loop's thread.
     func leaseIdle(preferring loop: any EventLoop) -> UpstreamConnection? {
-        let (connection, expired) = state.withLock { state -> (UpstreamConnection?, [UpstreamConnection]) in
-            let expired = expireIdleConnections(&state)
-            guard let id = state.machine.leaseIdleConnection(preferring: Self.loopID(loop)) else { return (nil, expired) }
-            return (state.connections[id], expired)
+        while true {
+            let (connection, expired) = state.withLock { state -> (UpstreamConnection?, [UpstreamConnection]) in
+                let expired = expireIdleConnections(&state)
+                guard let id = state.machine.leaseIdleConnection(preferring: Self.loopID(loop)) else { return (nil, expired) }
+                return (state.connections[id], expired)
+            }
+            for connection in expired { connection.close(UpstreamClientError.connectionClosed) }
+            // Bounded: each pass closes one connection opened before the reload, and none opens here.
+            guard let connection, isRetired(connection) else { return connection }
+            release(connection, reusable: false)
         }
-        for connection in expired { connection.close(UpstreamClientError.connectionClosed) }
-        return connection
+    }
+
+    /// Whether a connection was authenticated under trusted authorities a reload has since
+    /// replaced (always `false` for `http`).
+    private func isRetired(_ connection: UpstreamConnection) -> Bool {
+        guard let tls else { return false }
+        return connection.tlsContext !== tls.current
     }
 
     /// Gives a leased connection back: kept for the next request (or handed to the longest
@@ -186,7 +220,8 @@ final class UpstreamPool: Sendable {
         let readTimeout = TimeAmount(configuration.readTimeout)
         let connectTimeout = TimeAmount(configuration.connectTimeout)
         let handshakes = TLSHandshakeWaiter.Registry()
-        let tls = self.tls
+        // Taken once: the handshake and the connection's later reuse are judged by this context.
+        let tls = self.tls?.current
         let address = try? SocketAddress(ipAddress: upstream.host, port: upstream.port)
         // TLS names the server only by name (SNI and certificate check); an address is checked as an address.
         let serverHostname = address == nil ? upstream.host : nil
@@ -226,7 +261,7 @@ final class UpstreamPool: Sendable {
             let handler = try await channel.eventLoop.submit {
                 NIOLoopBound(try channel.pipeline.syncOperations.handler(type: UpstreamConnectionHandler.self), eventLoop: channel.eventLoop)
             }.get()
-            let connection = UpstreamConnection(id: id, channel: channel, handler: handler)
+            let connection = UpstreamConnection(id: id, channel: channel, handler: handler, tlsContext: tls)
             let usable = state.withLock { state in
                 guard state.machine.connectionEstablished(id) else { return false }
                 state.connections[id] = connection

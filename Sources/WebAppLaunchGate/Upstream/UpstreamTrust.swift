@@ -22,8 +22,9 @@ public enum UpstreamTrust: Sendable, Hashable {
 
     /// The TLS settings of the gate's connections to the upstream.
     ///
-    /// The file is read here, once, when the gate starts: a file that cannot be read or holds
-    /// no certificate stops the gate with a clear error, instead of failing every request later.
+    /// The file is read here: when the gate starts, where a file that cannot be read or holds
+    /// no certificate stops the gate with a clear error instead of failing every request
+    /// later, and on each reload (SIGHUP), where such a file keeps the authorities in use.
     /// - Returns: The client configuration: full verification against these roots.
     /// - Throws: ``ConfigurationError`` naming the file and what is wrong with it.
     public func tlsConfiguration() throws(ConfigurationError) -> TLSConfiguration {

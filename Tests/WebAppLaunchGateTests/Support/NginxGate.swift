@@ -37,25 +37,6 @@ func withNginxGate(
     withExtendedLifetime((upstream, certificate)) {}
 }
 
-/// A throwaway self-signed certificate, for 127.0.0.1 unless told otherwise, made with
-/// openssl: its own authority (a file naming it as trusted makes it valid for its names).
-final class TestCertificate: Sendable {
-    let directory: TemporaryDirectory
-    var certificate: String { directory.path("cert.pem") }
-    var key: String { directory.path("key.pem") }
-
-    /// - Parameter subjectAltName: The names it is valid for, in openssl's form.
-    init(subjectAltName: String = "IP:127.0.0.1") async throws {
-        directory = try TemporaryDirectory()
-        let result = try await runSubprocess("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-            "-keyout", directory.path("key.pem"), "-out", directory.path("cert.pem"), "-days", "1",
-            "-subj", "/CN=WebAppLaunch test", "-addext", "subjectAltName=\(subjectAltName)",
-        ])
-        guard result.status == 0 else { throw SubprocessError(message: "openssl req failed: \(result)") }
-    }
-}
-
 /// One request with curl (for https with the throwaway certificate, and for targets sent as
 /// they are: `--path-as-is`, no URL parsing of ours): status, header lines, body.
 func curl(_ url: String, method: String = "GET", headers: [(String, String)] = []) async throws -> (status: Int, headers: [(String, String)], body: String) {
