@@ -81,15 +81,17 @@ public struct GateProxy: Sendable {
     ///   - configuration: The gate's configuration.
     ///   - upstream: The upstream origin.
     ///   - logger: Where a reload of an `https` upstream's trusted authorities logs.
+    ///   - metricsFactory: Where that reload is counted; the global metrics system by default.
     /// - Returns: A client; shut it down when the gate stops.
     /// - Throws: When the TLS context for an `https` upstream cannot be created (its trusted
     ///   certificates unreadable: ``ConfigurationError``).
     public static func makeClient(
         configuration: GateConfiguration,
         upstream: GateUpstream,
-        logger: Logger = Logger(label: "webapp-launch.gate")
+        logger: Logger = Logger(label: "webapp-launch.gate"),
+        metricsFactory: (any MetricsFactory)? = nil
     ) throws -> UpstreamClient {
-        try UpstreamClient(configuration: .init(configuration, upstream: upstream), logger: logger)
+        try UpstreamClient(configuration: .init(configuration, upstream: upstream), logger: logger, metricsFactory: metricsFactory)
     }
 
     /// Forwards one request.

@@ -57,7 +57,8 @@ public struct WebAppGate: Sendable {
     ///   - configuration: The settings.
     ///   - replayStore: The replay store (shared by every gate instance of the app).
     ///   - logger: Where the gate logs.
-    ///   - metrics: Where the verification reports (give the replay store its factory too).
+    ///   - metrics: Where the verification and the reloads report (give the replay store its
+    ///     factory too).
     ///   - reloadingKeyring: Reads the keyring again on a reload (the same loader as at
     ///     startup: file mode, format); `nil` keeps the configuration's keyring for good.
     /// - Throws: ``ConfigurationError``.
@@ -75,7 +76,7 @@ public struct WebAppGate: Sendable {
         self.logger = logger
         self.metrics = metrics
         if let reloadingKeyring {
-            verification = ReloadableConfiguration(name: "keyring", initial: initial, logger: logger) {
+            verification = ReloadableConfiguration(name: "keyring", initial: initial, logger: logger, metricsFactory: metrics.factory) {
                 let keyring = try await reloadingKeyring()
                 guard keyring.isDevelopment == configuration.keyring.isDevelopment else {
                     throw ConfigurationError("the keyring changed between development and production keys: restart to switch")
@@ -90,7 +91,7 @@ public struct WebAppGate: Sendable {
         if case .reverseProxy(let upstream) = configuration.mode {
             let client: UpstreamClient
             do {
-                client = try GateProxy.makeClient(configuration: configuration, upstream: upstream, logger: logger)
+                client = try GateProxy.makeClient(configuration: configuration, upstream: upstream, logger: logger, metricsFactory: metrics.factory)
             } catch let error as ConfigurationError {
                 throw error  // names the file of --upstream-ca-file and what is wrong with it
             } catch {

@@ -150,7 +150,11 @@ extension WebAppLaunchCommand {
             let logger = Logger(label: "webapp-launch.launcher")
             // SIGHUP reads registry and keyring again with every check above.
             let keyringReload = self.keyring.reloader(bindHost: host)
-            let minting = ReloadableConfiguration(name: "keyring+registry", initial: MintingConfiguration(signer: signer), logger: logger) {
+            // The launcher's own metrics from here on: its reloads are counted where its launches are.
+            let metrics = ServerMetrics()
+            let minting = ReloadableConfiguration(
+                name: "keyring+registry", initial: MintingConfiguration(signer: signer), logger: logger, metricsFactory: metrics.factory
+            ) {
                 let registry = try await registrySource.load()
                 let reloaded = try keyringReload(registry.apps.map(\.url))
                 guard reloaded.isDevelopment == keyring.isDevelopment else {
@@ -189,7 +193,7 @@ extension WebAppLaunchCommand {
             configuration.idleTimeout = idle.duration(otherwise: configuration.idleTimeout)
             configuration.metrics = try MetricsAddress.listener(metricsAddress)
             let readiness = ReadinessSwitch()
-            let launcher = try LauncherApplication(configuration: configuration, minting: minting, readiness: readiness)
+            let launcher = try LauncherApplication(configuration: configuration, minting: minting, readiness: readiness, metrics: metrics)
             let host = self.host
             let isDevelopment = keyring.isDevelopment
             let reloads = await ConfigurationReloadService.make(reloading: [minting], interval: registrySource.refresh, logger: logger)

@@ -150,7 +150,8 @@ struct ReloadCommandTests {
 
     @Test("gate with an https upstream: SIGHUP reads --upstream-ca-file again beside the keyring; a file without a certificate is refused in one line naming it, and the keyring still reloads")
     func gateReloadsUpstreamAuthority() async throws {
-        let started = try await Started.start(.gateProxy)
+        let metricsPort = try freeLoopbackPort()
+        let started = try await Started.start(.gateProxy, extraArguments: ["--metrics-address", "127.0.0.1:\(metricsPort)"])
         defer { started.directory.remove() }
         let process = started.process
         func lines(_ event: String, config: String) -> [String] {
@@ -168,6 +169,15 @@ struct ReloadCommandTests {
         #expect(refusals.first?.contains(started.upstreamAuthority) == true, "\(refusals)")
         #expect(lines("config.reloaded", config: "keyring").count == 2, "log:\n\(process.standardError)")
         #expect(try await httpStatus(of: "http://127.0.0.1:\(started.port)/readyz") == 200)
+        // Counted on the gate's metrics listener.
+        let metrics = try await Self.body(of: "http://127.0.0.1:\(metricsPort)/metrics")
+        for sample in [
+            #"webapp_launch_config_reloads_total{config="keyring",result="reloaded"} 2"#,
+            #"webapp_launch_config_reloads_total{config="upstream-trust",result="reloaded"} 1"#,
+            #"webapp_launch_config_reloads_total{config="upstream-trust",result="kept"} 1"#,
+        ] {
+            #expect(metrics.contains(sample), "\(sample):\n\(metrics)")
+        }
         #expect(try await process.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(process.standardError)")
     }
 
@@ -180,9 +190,11 @@ struct ReloadCommandTests {
         let registry = directory.path("registry.json")
         let sample = try String(contentsOfFile: RepositoryFile.sampleRegistry, encoding: .utf8)
         try sample.write(toFile: registry, atomically: true, encoding: .utf8)
+        let metricsPort = try freeLoopbackPort()
         let process = try BackgroundSubprocess(
             CLI.executablePath,
-            ["launcher", "--port", "\(port)", "--registry", registry, "--issuer", "http://127.0.0.1:\(closedPort)", "--provider-timeout", "1"],
+            ["launcher", "--port", "\(port)", "--registry", registry, "--issuer", "http://127.0.0.1:\(closedPort)", "--provider-timeout", "1",
+             "--metrics-address", "127.0.0.1:\(metricsPort)"],
             standardErrorPath: directory.path("launcher.log")
         )
         _ = try await process.firstLine(within: .seconds(15)) { $0.hasPrefix("webapp-launch launcher on") }
@@ -201,6 +213,10 @@ struct ReloadCommandTests {
         #expect(kill(process.pid, SIGHUP) == 0)
         #expect(try await Self.waitForLog(process, "config.reload_refused", count: 1), "log:\n\(process.standardError)")
         #expect(try await Self.body(of: catalogue).contains("\"news\""), "the last good registry stays")
+        // Both reloads counted on the launcher's metrics listener, with its launches.
+        let metrics = try await Self.body(of: "http://127.0.0.1:\(metricsPort)/metrics")
+        #expect(metrics.contains(#"webapp_launch_config_reloads_total{config="keyring+registry",result="reloaded"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"webapp_launch_config_reloads_total{config="keyring+registry",result="kept"} 1"#), "\(metrics)")
         #expect(try await process.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(process.standardError)")
     }
 

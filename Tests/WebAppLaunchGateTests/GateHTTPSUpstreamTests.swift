@@ -160,6 +160,10 @@ struct GateHTTPSUpstreamTests {
             let failures = logs.lines("gate.upstream_failed", where: "status", is: "502")
             #expect(failures.map { $0.metadata["error"] ?? "" } == Array(repeating: "tlsHandshakeFailed", count: 3))
             #expect(!logs.fullText.contains("A123456780"))
+            // Counted on the gate's own metrics, beside its launches.
+            let samples = PrometheusSamples.parse(gate.metrics.exposition())
+            #expect(samples[#"webapp_launch_config_reloads_total{config="upstream-trust",result="reloaded"}"#] == 4, "\(samples)")
+            #expect(samples[#"webapp_launch_config_reloads_total{config="upstream-trust",result="kept"}"#] == 1)
         }
     }
 

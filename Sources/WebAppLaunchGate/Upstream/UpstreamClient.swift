@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import Logging
+import Metrics
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
@@ -69,15 +70,17 @@ public final class UpstreamClient: Sendable {
     ///   - group: The event loops connections run on (NIO's shared group by default, the one
     ///     the gate's server and Swift concurrency run on).
     ///   - logger: Where a reload of the upstream's trusted authorities logs its one line.
+    ///   - metricsFactory: Where that reload is counted; the global metrics system by default.
     /// - Throws: ``ConfigurationError`` when the trusted certificates of an `https` upstream
     ///   cannot be read, or NIOSSL's error when its TLS context cannot be created.
     public init(
         configuration: Configuration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "webapp-launch.gate")
+        logger: Logger = Logger(label: "webapp-launch.gate"),
+        metricsFactory: (any MetricsFactory)? = nil
     ) throws {
         self.configuration = configuration
-        self.pool = try UpstreamPool(configuration: configuration, group: group, logger: logger)
+        self.pool = try UpstreamPool(configuration: configuration, group: group, logger: logger, metricsFactory: metricsFactory)
     }
 
     /// The trusted authorities of an `https` upstream, read again on a reload (SIGHUP) with

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Logging
+import Metrics
 import NIOSSL
 import Synchronization
 import WebAppLaunchReload
@@ -39,7 +40,7 @@ final class UpstreamPool: Sendable {
     /// connection authenticated under the authorities in use now.
     let tls: ReloadableConfiguration<NIOSSLContext>?
 
-    init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup, logger: Logger) throws {
+    init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup, logger: Logger, metricsFactory: (any MetricsFactory)?) throws {
         self.configuration = configuration
         self.group = group
         self.loops = Set(group.makeIterator().map(Self.loopID))
@@ -49,7 +50,8 @@ final class UpstreamPool: Sendable {
             tls = ReloadableConfiguration(
                 name: "upstream-trust",
                 initial: try NIOSSLContext(configuration: trust.tlsConfiguration()),
-                logger: logger
+                logger: logger,
+                metricsFactory: metricsFactory
             ) {
                 try NIOSSLContext(configuration: trust.tlsConfiguration())
             }

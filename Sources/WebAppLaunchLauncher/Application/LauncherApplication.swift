@@ -40,12 +40,15 @@ public struct LauncherApplication: Sendable {
     ///   - minting: The signer and catalogue, reloadable (SIGHUP, a CMS); `nil` mints with the
     ///     configuration's keyring and registry for the process's life.
     ///   - readiness: The process's shutdown switch.
+    ///   - metrics: Where the launcher counts (give `minting` its factory too, so that its
+    ///     reloads are served beside the launches).
     ///   - logger: Where the HTTP layer logs.
     /// - Throws: ``KeyringError/Code/notLauncherKeyring`` for an app keyring.
     public init(
         configuration: LauncherConfiguration,
         minting: ReloadableConfiguration<MintingConfiguration>? = nil,
         readiness: ReadinessSwitch = ReadinessSwitch(),
+        metrics: ServerMetrics = ServerMetrics(),
         logger: Logger = Logger(label: "webapp-launch.launcher.http")
     ) throws(KeyringError) {
         let signer = try LaunchSigner(keyring: configuration.keyring, registry: configuration.registry)
@@ -67,7 +70,6 @@ public struct LauncherApplication: Sendable {
             OpenIDUserInfoProvider(issuer: configuration.issuer, httpClient: httpClient, timeout: timeout)
         }
         let perMinute = max(1, configuration.launchesPerMinute)
-        let metrics = ServerMetrics()
         service = LauncherService(
             minting: minting,
             identityProvider: provider,
