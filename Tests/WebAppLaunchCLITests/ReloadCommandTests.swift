@@ -75,6 +75,7 @@ struct ReloadCommandTests {
             let upstreamAuthority = directory.path("upstream-ca.pem")
             if entryPoint == .gateProxy {
                 try FileManager.default.copyItem(atPath: try await TestCertificate().certificate, toPath: upstreamAuthority)
+                guard chmod(upstreamAuthority, 0o644) == 0 else { throw SubprocessError(message: "chmod \(upstreamAuthority) failed") }
             }
             let process = try BackgroundSubprocess(
                 CLI.executablePath,

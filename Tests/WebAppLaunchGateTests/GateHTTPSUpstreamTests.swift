@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOHTTP1
 import Synchronization
 import Testing
@@ -101,7 +104,7 @@ struct GateHTTPSUpstreamTests {
         }
     }
 
-    @Test("a reload (SIGHUP) reads --upstream-ca-file again: a kept connection authenticated under the replaced authority is not used again on either request path, and a file that would not start keeps the authority in use")
+    @Test("a reload (SIGHUP) reads --upstream-ca-file again: a kept connection authenticated under the replaced authority is not used again on either request path, and a file that would not start (no certificate, writable by others) keeps the authority in use")
     func reloadedAuthority() async throws {
         let served = try await TestCertificate()
         let other = try await TestCertificate()
@@ -141,16 +144,26 @@ struct GateHTTPSUpstreamTests {
             try authority.trust(otherPEM)
             let toOtherAgain = await reloadable.reload()
             statuses.append(try await user.get())
-            // A file that would not start keeps the authority in use (the other one: still 502).
+            // A file that would not start keeps the authority in use (the other one: still 502):
+            // one without a certificate, or the served authority in a file others may change.
             try authority.trust("no certificate here\n")
             let broken = await reloadable.reload()
+            statuses.append(try await user.get())
+            try authority.trust(servedPEM)
+            #expect(chmod(authority.path, 0o666) == 0)
+            let loose = await reloadable.reload()
             statuses.append(try await user.get())
             try authority.trust(servedPEM)
             let back = await reloadable.reload()
             statuses.append(try await user.get())
             statuses.append(try await user.post())
 
-            #expect(statuses == [200, 502, 200, 502, 502, 200, 200])
+            #expect(statuses == [200, 502, 200, 502, 502, 502, 200, 200])
+            if case .kept(reason: let reason) = loose {
+                #expect(reason.contains("writable by group or others"), "\(reason)")
+            } else {
+                Issue.record("a file writable by others was taken: \(loose)")
+            }
             #expect([toOther, toServed, toOtherAgain, back].map(\.isReloaded) == [true, true, true, true])
             if case .kept(reason: let reason) = broken {
                 #expect(reason.contains(authority.path))
@@ -158,12 +171,12 @@ struct GateHTTPSUpstreamTests {
                 Issue.record("a file without a certificate was taken: \(broken)")
             }
             let failures = logs.lines("gate.upstream_failed", where: "status", is: "502")
-            #expect(failures.map { $0.metadata["error"] ?? "" } == Array(repeating: "tlsHandshakeFailed", count: 3))
+            #expect(failures.map { $0.metadata["error"] ?? "" } == Array(repeating: "tlsHandshakeFailed", count: 4))
             #expect(!logs.fullText.contains("A123456780"))
             // Counted on the gate's own metrics, beside its launches.
             let samples = PrometheusSamples.parse(gate.metrics.exposition())
             #expect(samples[#"webapp_launch_config_reloads_total{config="upstream-trust",result="reloaded"}"#] == 4, "\(samples)")
-            #expect(samples[#"webapp_launch_config_reloads_total{config="upstream-trust",result="kept"}"#] == 1)
+            #expect(samples[#"webapp_launch_config_reloads_total{config="upstream-trust",result="kept"}"#] == 2)
         }
     }
 
@@ -172,6 +185,8 @@ struct GateHTTPSUpstreamTests {
         let path: String
         func trust(_ pem: String) throws {
             try pem.write(toFile: path, atomically: true, encoding: .utf8)
+            // Whatever the umask: a file others may change is refused, and is tested as such apart.
+            guard chmod(path, 0o644) == 0 else { throw SubprocessError(message: "chmod \(path) failed") }
         }
     }
 
@@ -198,7 +213,7 @@ struct GateHTTPSUpstreamTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("--upstream-ca-file is refused for an http upstream and the auth_request shape, and an unreadable file or one without a certificate stops the gate, naming the file")
+    @Test("--upstream-ca-file is refused for an http upstream and the auth_request shape, and a file that is missing, not regular, without a certificate or writable by group or others stops the gate, naming the file and why")
     func configurationIsChecked() async throws {
         let certificate = try await TestCertificate()
         let publicURL = try RegisteredURL("http://127.0.0.1:8080/")
@@ -218,15 +233,32 @@ struct GateHTTPSUpstreamTests {
         let empty = try TemporaryDirectory()
         let notPEM = empty.path("not.pem")
         try "no certificate here\n".write(toFile: notPEM, atomically: true, encoding: .utf8)
-        for path in [empty.path("missing.pem"), notPEM, certificate.key] {
+        // The certificate itself, but changeable by others: they would choose whom the gate trusts.
+        let looseCopies = try [0o620, 0o602, 0o666].map { mode -> String in
+            let path = empty.path("loose-\(String(mode, radix: 8)).pem")
+            try FileManager.default.copyItem(atPath: certificate.certificate, toPath: path)
+            #expect(chmod(path, mode_t(mode)) == 0)
+            return path
+        }
+        let refusals = [
+            (empty.path("missing.pem"), "no such file"), (empty.path(""), "not a regular file"),
+            (notPEM, "not a readable PEM file"), (certificate.key, "not a readable PEM file"),
+        ] + looseCopies.map { ($0, "writable by group or others") }
+        for (path, reason) in refusals {
             do {
                 _ = try WebAppGate(configuration: configuration(https, .certificateAuthorities(pemFile: path)), replayStore: InMemoryReplayStore())
                 Issue.record("the gate started with --upstream-ca-file \(path)")
             } catch {
                 #expect("\(error)".contains(path))
                 #expect("\(error)".contains("--upstream-ca-file"))
+                #expect("\(error)".contains(reason), "\(error)")
             }
         }
+        // Readable by everyone is fine: a certificate is public.
+        let readable = empty.path("readable.pem")
+        try FileManager.default.copyItem(atPath: certificate.certificate, toPath: readable)
+        #expect(chmod(readable, 0o644) == 0)
+        _ = try WebAppGate(configuration: configuration(https, .certificateAuthorities(pemFile: readable)), replayStore: InMemoryReplayStore())
         _ = try WebAppGate(configuration: configuration(https, authority), replayStore: InMemoryReplayStore())
     }
 }

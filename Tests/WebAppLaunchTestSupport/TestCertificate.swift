@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A throwaway self-signed certificate, for 127.0.0.1 unless told otherwise, made with
 /// openssl: its own authority (a file naming it as trusted makes it valid for its names).
@@ -21,5 +24,7 @@ public final class TestCertificate: Sendable {
             "-subj", "/CN=WebAppLaunch test", "-addext", "subjectAltName=\(subjectAltName)",
         ])
         guard result.status == 0 else { throw SubprocessError(message: "openssl req failed: \(result)") }
+        // Whatever the umask: the gate refuses an authority file others may change.
+        guard chmod(certificate, 0o644) == 0 else { throw SubprocessError(message: "chmod \(certificate) failed") }
     }
 }

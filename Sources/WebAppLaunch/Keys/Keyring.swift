@@ -109,34 +109,22 @@ public struct Keyring: Sendable {
     /// - Throws: ``KeyringError`` naming the problem: missing file, unreadable or not a
     ///   regular file, bad JSON, bad or short secret, bad or duplicate kid, insecure permissions.
     public init(contentsOfFile path: String) throws(KeyringError) {
-        let (data, permissions) = try Self.readRegularFile(atPath: path)
-        try self.init(json: data)
-        if !isDevelopment && permissions & 0o077 != 0 {
+        let file: RegularFileContents
+        do {
+            file = try RegularFileContents(atPath: path)
+        } catch {
+            switch error {
+            case .missing: throw KeyringError(.missingFile, "no keyring file at \(path)")
+            case .unreadable: throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
+            case .notRegularFile: throw KeyringError(.unreadableFile, "the keyring at \(path) is not a regular file")
+            }
+        }
+        try self.init(json: file.data)
+        if !isDevelopment && file.isAccessibleByOthers {
             throw KeyringError(
                 .insecurePermissions,
-                "the keyring \(path) is accessible by group or others (mode \(String(permissions, radix: 8))); run chmod 600"
+                "the keyring \(path) is accessible by group or others (mode \(String(file.permissions, radix: 8))); run chmod 600"
             )
-        }
-    }
-
-    /// The bytes and permission bits of the regular file `path` resolves to, both taken
-    /// through one descriptor (`fstat`, not `lstat`), so the mode checked is the mode of the
-    /// bytes read even if the path changes meanwhile. `O_NONBLOCK` keeps a FIFO from
-    /// blocking the open; it is then refused as not a regular file.
-    private static func readRegularFile(atPath path: String) throws(KeyringError) -> (data: Data, permissions: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { throw KeyringError(.missingFile, "no keyring file at \(path)") }
-            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        guard let mode = DescriptorMode.of(descriptor), DescriptorMode.isRegularFile(mode) else {
-            throw KeyringError(.unreadableFile, "the keyring at \(path) is not a regular file")
-        }
-        do {
-            return (try handle.readToEnd() ?? Data(), Int(mode & 0o7777))
-        } catch {
-            throw KeyringError(.unreadableFile, "cannot read the keyring at \(path)")
         }
     }
 

@@ -1,4 +1,5 @@
 import NIOSSL
+import WebAppLaunch
 import WebAppRegistry
 
 /// Who vouches for an `https` upstream: the certificate authorities the gate checks the
@@ -22,9 +23,10 @@ public enum UpstreamTrust: Sendable, Hashable {
 
     /// The TLS settings of the gate's connections to the upstream.
     ///
-    /// The file is read here: when the gate starts, where a file that cannot be read or holds
-    /// no certificate stops the gate with a clear error instead of failing every request
-    /// later, and on each reload (SIGHUP), where such a file keeps the authorities in use.
+    /// The file is read here: when the gate starts, where a file that cannot be read, holds
+    /// no certificate or may be changed by group or others (who could then choose whom the
+    /// gate trusts) stops the gate with a clear error instead of failing every request later,
+    /// and on each reload (SIGHUP), where such a file keeps the authorities in use.
     /// - Returns: The client configuration: full verification against these roots.
     /// - Throws: ``ConfigurationError`` naming the file and what is wrong with it.
     public func tlsConfiguration() throws(ConfigurationError) -> TLSConfiguration {
@@ -35,9 +37,21 @@ public enum UpstreamTrust: Sendable, Hashable {
         case .system:
             tls.trustRoots = .default
         case .certificateAuthorities(let path):
+            let file: RegularFileContents
+            do {
+                file = try RegularFileContents(atPath: path)
+            } catch {
+                throw ConfigurationError("--upstream-ca-file \(path): \(error.reason)")
+            }
+            // Whoever may change the file chooses whom the gate sends identities to.
+            guard !file.isWritableByOthers else {
+                throw ConfigurationError(
+                    "--upstream-ca-file \(path): writable by group or others (mode \(String(file.permissions, radix: 8))); run chmod go-w"
+                )
+            }
             let certificates: [NIOSSLCertificate]
             do {
-                certificates = try NIOSSLCertificate.fromPEMFile(path)
+                certificates = try NIOSSLCertificate.fromPEMBytes(Array(file.data))
             } catch {
                 throw ConfigurationError("--upstream-ca-file \(path): not a readable PEM file of certificates (\(error))")
             }
