@@ -1,7 +1,7 @@
-import NIOCore
-import NIOHTTP1
 import Logging
 import Metrics
+import NIOCore
+import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 import Synchronization

@@ -1,8 +1,8 @@
+import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Logging
-import Metrics
 import NIOSSL
 import Synchronization
 import WebAppLaunchReload
