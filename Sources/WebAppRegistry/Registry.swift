@@ -31,16 +31,27 @@ public struct Registry: Sendable {
     }
 
     /// Loads a registry file (see `registry.sample.json`).
+    ///
+    /// The registry decides where launches, and the identities in them, may go, so a file
+    /// that group or others may write is refused, as ssh refuses a loose `authorized_keys`
+    /// (the bytes and the mode are read through one descriptor).
     /// - Parameter path: The file's path.
-    /// - Throws: ``RegistryError`` when the file is missing, not JSON, or any entry is invalid.
+    /// - Throws: ``RegistryError`` when the file is missing, not a regular file, writable by
+    ///   group or others, not JSON, or any entry is invalid.
     public init(contentsOfFile path: String) throws(RegistryError) {
-        let data: Data
+        let file: RegularFileContents
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            file = try RegularFileContents(atPath: path)
         } catch {
-            throw RegistryError(.unreadableFile, "cannot read the registry at \(path)")
+            throw RegistryError(.unreadableFile, "cannot read the registry at \(path) (\(error.reason))")
         }
-        try self.init(json: data)
+        guard !file.isWritableByOthers else {
+            throw RegistryError(
+                .insecurePermissions,
+                "the registry \(path) is writable by group or others (mode \(String(file.permissions, radix: 8))); run chmod go-w"
+            )
+        }
+        try self.init(json: file.data)
     }
 
     /// Decodes a registry from JSON: `{"apps": [{"id", "title", "summary", "url", "deepLinks",

@@ -11,6 +11,9 @@ public struct RegistryError: CodedError {
 
         /// The registry file could not be read.
         public static let unreadableFile = Code(rawValue: "unreadable_file")
+        /// The registry file may be changed by group or others, who could then choose where
+        /// launches (and the identities in them) go.
+        public static let insecurePermissions = Code(rawValue: "insecure_permissions")
         /// The registry is not valid JSON of the documented shape.
         public static let invalidJSON = Code(rawValue: "invalid_json")
         /// A registered URL is not acceptable (see ``RegisteredURL``).

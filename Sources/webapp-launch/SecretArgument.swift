@@ -1,5 +1,6 @@
 import Foundation
 import WebAppLaunch
+import WebAppRegistry
 
 /// The value of an option that carries a secret (an access token, a database password).
 ///

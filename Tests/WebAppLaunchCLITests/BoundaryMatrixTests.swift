@@ -194,6 +194,19 @@ struct BoundaryMatrixTests {
         }
     }
 
+    @Test("a registry file that group or others may write refuses the start of every entry point that reads one: exit 2, one line naming it (the gate's --upstream-ca-file has the same rule)",
+          arguments: [EntryPoint.serve, .launcher], [0o664, 0o646])
+    func looseRegistry(entry: EntryPoint, mode: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let registry = try Self.registry(at: "http://127.0.0.1:8080/apps/healthmagazin", in: directory)
+        #expect(chmod(registry, mode_t(mode)) == 0)
+        try await Self.expectRefusal(
+            entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), registry: registry),
+            mentioning: [registry, "writable by group or others"]
+        )
+    }
+
     // MARK: Loopback, decided from the parsed address
 
     @Test("a bind host that only looks like loopback (127.0.0.08, 127.evil.example) is not loopback for development keys", arguments: EntryPoint.allCases, ["127.0.0.08", "127.evil.example", "localhost.evil.example"])

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import WebAppRegistry
 import WebAppLaunchTestSupport
@@ -53,6 +56,45 @@ struct RegistryTests {
     @Test("a missing registry file is unreadable")
     func missingFile() {
         #expect(Self.code { () throws(RegistryError) in _ = try Registry(contentsOfFile: "/nonexistent/registry.json") } == .unreadableFile)
+    }
+
+    @Test("a registry file that group or others may write is refused (insecure_permissions), through a symlink too; readable by all, or not a regular file (unreadable_file), as the keyring")
+    func filePermissions() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let json = try String(contentsOfFile: RepositoryFile.sampleRegistry, encoding: .utf8)
+        func file(_ name: String, mode: mode_t) throws -> String {
+            let path = directory.path(name)
+            try json.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(chmod(path, mode) == 0)
+            return path
+        }
+        for mode: mode_t in [0o664, 0o646, 0o666, 0o622] {
+            let path = try file("loose-\(String(mode, radix: 8)).json", mode: mode)
+            do {
+                _ = try Registry(contentsOfFile: path)
+                Issue.record("a registry of mode \(String(mode, radix: 8)) was loaded")
+            } catch {
+                #expect(error.code == .insecurePermissions)
+                #expect(error.reason.contains(path) && error.reason.contains("chmod go-w"), "\(error.reason)")
+            }
+        }
+        for mode: mode_t in [0o644, 0o600, 0o444] {
+            let path = try file("tight-\(String(mode, radix: 8)).json", mode: mode)
+            #expect(try Registry(contentsOfFile: path).apps.count == 2)
+        }
+        // A link (0777 itself) is judged by its target's mode.
+        let target = try file("target.json", mode: 0o644)
+        let link = directory.path("link.json")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(try Registry(contentsOfFile: link).apps.count == 2)
+        #expect(chmod(target, 0o666) == 0)
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(contentsOfFile: link) } == .insecurePermissions)
+        // A directory or a FIFO is no registry (the FIFO's open does not block).
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(contentsOfFile: directory.path("")) } == .unreadableFile)
+        let fifo = directory.path("registry.fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        #expect(Self.code { () throws(RegistryError) in _ = try Registry(contentsOfFile: fifo) } == .unreadableFile)
     }
 
     @Test("app ids are 1 to 64 characters of [A-Za-z0-9._-]")

@@ -1,5 +1,4 @@
 import NIOSSL
-import WebAppLaunch
 import WebAppRegistry
 
 /// Who vouches for an `https` upstream: the certificate authorities the gate checks the

@@ -11,7 +11,8 @@ import Glibc
 /// as not a regular file.
 ///
 /// One reading for every file whose permissions are part of the trust in it: a keyring
-/// (nobody else may read it) and the gate's trusted authorities (nobody else may change them).
+/// (nobody else may read it), a registry and the gate's trusted authorities (nobody else may
+/// change them: whoever could would choose where identities go).
 package struct RegularFileContents: Sendable {
     /// The file's bytes.
     package let data: Data

@@ -5,7 +5,7 @@ import Glibc
 
 /// The mode of an open file (`fstat` on its descriptor): type and permission bits of the
 /// bytes being read, not of whatever a path names by the time it is checked. One place for
-/// the keyring loader and the CLI's `file:` secrets, and for C's `struct stat`, which more
+/// the keyring and registry loaders and the CLI's `file:` secrets, and for C's `struct stat`, which more
 /// than one module declares (with member import visibility a caller elsewhere would have to
 /// name whichever module its build happens to find first).
 package enum DescriptorMode {
