@@ -35,9 +35,8 @@ struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
         var head = request.head
         head.headerFields[.accept] = nil
         let request = Request(head: head, body: request.body)
-        let isLaunch = request.method == .post && request.uri.path == "/v1/launches"
         do {
-            if isLaunch {
+            if request.method == .post && request.uri.path == "/v1/launches" {
                 let admitted: Admitted
                 do {
                     admitted = try await admit(request)
@@ -57,9 +56,9 @@ struct LaunchRequestGate<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch {
             context.logger.error("launcher.generated_layer_failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            let failure = LauncherError(.mintFailed, "unexpected failure")
-            if isLaunch { metrics?.refused(failure.code) }
-            response = LauncherErrorResponse.make(failure)
+            // Not counted: a body that passed the edge is always decoded, so the generated layer
+            // fails only after the service answered, which counted the launch already.
+            response = LauncherErrorResponse.make(LauncherError(.mintFailed, "unexpected failure"))
         }
         // swift-openapi-runtime writes header values URI-encoded (OpenAPI's `simple` style):
         // `"…"` as `%22…%22`. The document's headers are HTTP's own syntax (RFC 9110), and
