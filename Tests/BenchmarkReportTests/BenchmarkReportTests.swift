@@ -154,7 +154,7 @@ struct BenchmarkReportTests {
         let share = report.row("throughput vs nginx")
         #expect(share.contains("80 % (by round: 60 %, 83 %, 79 %)"), "\(share)")
         #expect(share.contains("**met**"), "\(share)")
-        #expect(report.row("`webapp-launch serve` (release").contains("40000"))
+        #expect(report.row("`webapp-launch serve` (the shipped build").contains("40000"))
     }
 
     @Test("a median that misses its target reads MISSED, though one round met it")
@@ -179,7 +179,7 @@ struct BenchmarkReportTests {
         #expect(row.contains("38.0 µs (trials: 35.0, 52.0, 38.0)"), "\(row)")
         #expect(row.contains("**met**"), "\(row)")
         // The column in the server's row and in its trials.
-        #expect(report.row("`webapp-launch serve` (release").contains("38.0"))
+        #expect(report.row("`webapp-launch serve` (the shipped build").contains("38.0"))
 
         for index in trials.indices where trials[index].label == "webapp-launch" { trials[index].cpuPerRequest = 45 }
         let missed = try await Self.report(trials)
@@ -295,6 +295,26 @@ struct BenchmarkReportTests {
         #expect(proxy.contains { $0.hasPrefix("**INVALID**") && $0.contains("3 socket errors") }, "\(proxy)")
         let authRequest = report.row("nginx + gate (auth_request) vs nginx")
         #expect(authRequest.contains { $0.hasPrefix("**INVALID**") && $0.contains("session no longer answered 200") }, "\(authRequest)")
+    }
+
+    @Test("the auth_request shape's floor is reported beside the gate's target, never judged met; a spoiled floor trial makes the run INVALID")
+    func authRequestFloor() async throws {
+        // The floor: rounds 0.40, 0.50, 0.44 of nginx (50, 48, 52 k); median 23 k of 50 k = 0.46.
+        let floor = [20_000.0, 24_000, 23_000].enumerated().map { Trial(label: "authreq-floor", round: $0.offset + 1, rps: $0.element) }
+        let trials = Self.gateRounds(gate: [25_000, 31_000, 32_000], authRequest: [15_000, 16_000, 17_000]) + floor
+        let report = try await Self.gateReport(trials)
+        #expect(report.status == 0, "\(report.table)")
+        let row = report.row("the auth_request shape's floor")
+        #expect(row.contains("0.46 x (by round: 0.40, 0.50, 0.44)"), "\(row)")
+        #expect(!row.contains("**met**") && !row.contains("**MISSED**"), "the floor has no target of its own: \(row)")
+        #expect(report.row("nginx + gate (auth_request) vs nginx").contains("**MISSED**"))
+
+        var spoiled = trials
+        let index = try #require(spoiled.firstIndex { $0.label == "authreq-floor" && $0.round == 2 })
+        spoiled[index].readErrors = 2
+        let invalid = try await Self.gateReport(spoiled)
+        #expect(invalid.status == 1, "\(invalid.table)")
+        #expect(invalid.row("the auth_request shape's floor").contains { $0.hasPrefix("**INVALID**") && $0.contains("2 socket errors") })
     }
 
     /// Runs `loadtool.py floor-report` (scripts/bench-floor's report) over these trials; with

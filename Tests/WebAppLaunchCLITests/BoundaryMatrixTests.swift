@@ -207,6 +207,27 @@ struct BoundaryMatrixTests {
         )
     }
 
+    @Test("mint reads a registry by the same rule: one that group or others may write mints nothing (exit 2, one line naming it, no URL on stdout)",
+          arguments: [0o664, 0o646])
+    func looseRegistryMint(mode: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let registry = try Self.registry(at: "http://127.0.0.1:8080/apps/healthmagazin", in: directory)
+        #expect(chmod(registry, mode_t(mode)) == 0)
+        let arguments = ["mint", "--app", "healthmagazin", "--registry", registry, "--access-token", "env:WEBAPP_LAUNCH_TEST_TOKEN",
+                         "--firstname", "Erika", "--lastname", "Mustermann", "--kvnumber", "T012345678"]
+        let result = try await CLI.run(arguments, environment: ["WEBAPP_LAUNCH_TEST_TOKEN": "token-of-the-test"], timeout: .seconds(20))
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errorLines.count == 1, "\(result)")
+        #expect(result.standardError.contains(registry) && result.standardError.contains("writable by group or others"), "\(result)")
+        #expect(!result.standardOutput.contains("http"), "a refused registry mints no URL: \(result)")
+        // The same file with the usual mode mints: the refusal is the mode's, not the file's.
+        #expect(chmod(registry, 0o644) == 0)
+        let minted = try await CLI.run(arguments, environment: ["WEBAPP_LAUNCH_TEST_TOKEN": "token-of-the-test"], timeout: .seconds(20))
+        #expect(minted.status == 0, "\(minted)")
+        #expect(minted.standardOutput.hasPrefix("http://127.0.0.1:8080/apps/healthmagazin?"), "\(minted)")
+    }
+
     // MARK: Loopback, decided from the parsed address
 
     @Test("a bind host that only looks like loopback (127.0.0.08, 127.evil.example) is not loopback for development keys", arguments: EntryPoint.allCases, ["127.0.0.08", "127.evil.example", "localhost.evil.example"])
