@@ -72,10 +72,11 @@ struct BoundaryMatrixTests {
         }
     }
 
-    /// A registry with one app, `healthmagazin`, at `url`.
-    static func registry(at url: String, in directory: TemporaryDirectory) throws -> String {
+    /// A registry with one app, `healthmagazin`, at `url`; with `mode`, given those permissions.
+    static func registry(at url: String, in directory: TemporaryDirectory, mode: Int? = nil) throws -> String {
         let path = directory.path("registry-\(abs(url.hashValue)).json")
         try #"{"apps":[{"id":"healthmagazin","title":"Gesundheitsmagazin","url":"\#(url)"}]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        if let mode { #expect(chmod(path, mode_t(mode)) == 0) }
         return path
     }
 
@@ -199,8 +200,7 @@ struct BoundaryMatrixTests {
     func looseRegistry(entry: EntryPoint, mode: Int) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let registry = try Self.registry(at: "http://127.0.0.1:8080/apps/healthmagazin", in: directory)
-        #expect(chmod(registry, mode_t(mode)) == 0)
+        let registry = try Self.registry(at: "http://127.0.0.1:8080/apps/healthmagazin", in: directory, mode: mode)
         try await Self.expectRefusal(
             entry.arguments(host: "127.0.0.1", port: try freeLoopbackPort(), registry: registry),
             mentioning: [registry, "writable by group or others"]
@@ -212,8 +212,7 @@ struct BoundaryMatrixTests {
     func looseRegistryMint(mode: Int) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let registry = try Self.registry(at: "http://127.0.0.1:8080/apps/healthmagazin", in: directory)
-        #expect(chmod(registry, mode_t(mode)) == 0)
+        let registry = try Self.registry(at: "http://127.0.0.1:8080/apps/healthmagazin", in: directory, mode: mode)
         let arguments = ["mint", "--app", "healthmagazin", "--registry", registry, "--access-token", "env:WEBAPP_LAUNCH_TEST_TOKEN",
                          "--firstname", "Erika", "--lastname", "Mustermann", "--kvnumber", "T012345678"]
         let result = try await CLI.run(arguments, environment: ["WEBAPP_LAUNCH_TEST_TOKEN": "token-of-the-test"], timeout: .seconds(20))
