@@ -29,7 +29,7 @@ final class AuthRequestFastPathRoute: FastPathRoute {
         self.endpoint = endpoint
     }
 
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) -> FastPathAnswer? {
+    func answer(_ request: HTTPRequest, target: String, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) -> FastPathAnswer? {
         guard let session = verification.withCurrent({ $0.passingSession(request, path: path, query: query) }) else { return nil }
         return .now(endpoint.answer(method: request.method, headers: request.headerFields, session: session, logger: logger))
     }

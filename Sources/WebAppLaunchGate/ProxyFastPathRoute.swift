@@ -30,9 +30,9 @@ final class ProxyFastPathRoute: FastPathRoute {
         self.proxy = proxy
     }
 
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) -> FastPathAnswer? {
+    func answer(_ request: HTTPRequest, target: String, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) -> FastPathAnswer? {
         guard let session = verification.withCurrent({ $0.passingSession(request, path: path, query: query) }),
-            let target = request.path, GateProxy.forwardableTarget(target),
+            GateProxy.forwardableTarget(target),
             let lease = proxy.slots.lease(for: GateProxy.slotKey(session)),
             let connection = proxy.client.pool.leaseIdle(preferring: loop)
         else { return nil }

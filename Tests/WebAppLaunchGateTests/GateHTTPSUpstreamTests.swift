@@ -180,6 +180,56 @@ struct GateHTTPSUpstreamTests {
         }
     }
 
+    @Test("a reload (SIGHUP) that reads the same authorities in --upstream-ca-file keeps the kept upstream connection on both request paths (the same certificates in a file rewritten with a comment too); other authorities then retire it")
+    func unchangedAuthorityKeepsConnections() async throws {
+        let served = try await TestCertificate()
+        let other = try await TestCertificate()
+        let upstream = try await EchoUpstream(tls: served)
+        let directory = try TemporaryDirectory()
+        let authority = AuthorityFile(path: directory.path("upstream-ca.pem"))
+        let servedPEM = try String(contentsOfFile: served.certificate, encoding: .utf8)
+        try authority.trust(servedPEM)
+        let started = Mutex<WebAppGate?>(nil)
+        try await withGate(
+            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
+            adjust: { $0.upstreamTrust = .certificateAuthorities(pemFile: authority.path) }, logs: LogCapture(),
+            started: { gate in started.withLock { $0 = gate } }
+        ) { publicURL, client in
+            let startedGate: WebAppGate? = started.withLock { $0 }
+            let reloadable = try #require(startedGate?.reloadables.last)
+            #expect(reloadable.name == "upstream-trust")
+            let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
+            /// The upstream's view of one request: its status and the gate's port on that connection.
+            func send(_ method: HTTPMethod) async throws -> (status: Int, port: Int?) {
+                let reply = try await client.send(
+                    publicURL.description + "echo", method: method,
+                    headers: [("Cookie", cookie), ("Content-Type", "text/plain")], body: method == .POST ? Array("hello".utf8) : nil
+                )
+                let object = try? JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
+                return (reply.status, object?["peer_port"] as? Int)
+            }
+            let first = try await send(.GET)  // opens the connection and leaves it idle
+            let unchanged = await reloadable.reload()
+            let afterUnchanged = try await send(.GET)  // the event loop's idle lease
+            try authority.trust("# the same authority, rewritten\n" + servedPEM)
+            let rewritten = await reloadable.reload()
+            let afterRewritten = try await send(.POST)  // the pool's awaited lease
+            try authority.trust(try String(contentsOfFile: other.certificate, encoding: .utf8))
+            let replaced = await reloadable.reload()
+            let afterReplaced = try await send(.GET)
+
+            #expect([unchanged, rewritten, replaced].map(\.isReloaded) == [true, true, true])
+            let statuses: [Int] = [first.status, afterUnchanged.status, afterRewritten.status]
+            #expect(statuses == [200, 200, 200])
+            let port = try #require(first.port)
+            // No new handshake for an unchanged file, on either lease.
+            #expect(afterUnchanged.port == port)
+            #expect(afterRewritten.port == port)
+            // Other authorities: the kept connection is retired and a new one fails its handshake.
+            #expect(afterReplaced.status == 502)
+        }
+    }
+
     /// The `--upstream-ca-file` a test rewrites between reloads.
     private struct AuthorityFile {
         let path: String

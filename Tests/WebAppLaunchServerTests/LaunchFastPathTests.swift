@@ -144,6 +144,11 @@ struct LaunchFastPathTests {
         let locations = raw.matches(of: /\r\nLocation: ([^\r]*)\r\n/).map { String($0.output.1) }
         #expect(locations == [Fixtures.cleanTarget(of: Fixtures.magazin), Fixtures.cleanTarget(of: Fixtures.bonus)])
         #expect(raw.hasSuffix("\r\n\r\nok\n"), "the last answer is whole")
+        // Each launch's session cookie in its own answer, right after its Location, and in no
+        // other: the event loop's answer hands its cookie to the codec beside its head only.
+        let answers = raw.components(separatedBy: "HTTP/1.1 ").dropFirst()
+        #expect(answers.map { $0.components(separatedBy: "\r\nSet-Cookie: ").count - 1 } == [1, 0, 1, 0])
+        #expect(answers.map { $0.contains(#/\r\nLocation: [^\r]*\r\nSet-Cookie: /#) } == [true, false, true, false])
         let onIdleTurn = try #require(logs.lines("launch.accepted", where: "app", is: Fixtures.magazin.id).first)
         #expect(!Self.servedByHummingbird(onIdleTurn), "the first launch was answered on the event loop")
         #expect(logs.lines("launch.accepted", where: "app", is: Fixtures.bonus.id).count == 1)

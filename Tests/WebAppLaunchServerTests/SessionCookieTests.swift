@@ -35,8 +35,8 @@ struct SessionCookieTests {
         let launch = try verifier.verify(token: Fixtures.token(for: Self.magazin, user: user), now: Fixtures.now)
         let codec = SessionCookieCodec(sealer: SessionSealer(verifier: verifier), audiences: verifier.audiences)
         let expiresAt = UInt64(Fixtures.now.timeIntervalSince1970) + 1800
-        let field = try codec.setCookie(for: launch, expiresAt: expiresAt, maxAge: 1800)
-        let pair = String(field.value.prefix { $0 != ";" })
+        let value = try codec.setCookieValue(for: launch, expiresAt: expiresAt, maxAge: 1800)
+        let pair = String(value.prefix { $0 != ";" })
         let session = try #require(codec.session(in: [.cookie: pair], now: expiresAt - 1))
         #expect(session == LaunchSession(launch: launch, expiresAt: expiresAt))
         #expect(session.launchID == launch.replayID.hex && session.appID == Self.magazin.id && session.kid == launch.header.kid)

@@ -104,4 +104,22 @@ struct SharedSyntaxTests {
         let bridged = "q=1&launch=t" as Substring
         #expect(LaunchParameters.pieces(of: bridged.dropFirst(2)) == ["1", "launch=t"])
     }
+
+    @Test("the splitter finds every `&` at any offset of a long query, in a substring that starts and ends inside its string, as a byte-by-byte split does")
+    func longQueriesSplit() {
+        // Over several vector widths, with `&` before, across and after 16/32/64-byte blocks.
+        for gap in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200] {
+            var text = "é" + String(repeating: "a", count: gap)
+            for piece in 0..<6 { text += "&" + String(repeating: "b", count: (gap * piece) % 97) + "\u{301}" }
+            text += "&launch=" + String(repeating: "t", count: 1200)
+            let full = text + "&tail"
+            let inner = full.dropFirst(1).dropLast(2)
+            var expected: [[UInt8]] = [[]]
+            for byte in inner.utf8 {
+                if byte == UInt8(ascii: "&") { expected.append([]) } else { expected[expected.count - 1].append(byte) }
+            }
+            #expect(LaunchParameters.pieces(of: inner).map { Array($0.utf8) } == expected, "gap \(gap)")
+            #expect(LaunchParameters.carriesLaunch(inner))
+        }
+    }
 }

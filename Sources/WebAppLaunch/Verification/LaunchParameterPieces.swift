@@ -20,8 +20,8 @@ struct LaunchParameterPieces: Sequence, IteratorProtocol {
         guard let from = start else { return nil }
         let bytes = text.utf8[from...]
         let separator = UInt8(ascii: "&")
-        // Contiguous (native) text: a tight loop over the buffer, then O(1) index arithmetic.
-        let offset: Int?? = bytes.withContiguousStorageIfAvailable { buffer in buffer.firstIndex(of: separator) }
+        // Contiguous (native) text: `memchr` over the buffer, then O(1) index arithmetic.
+        let offset: Int?? = bytes.withContiguousStorageIfAvailable { buffer in Bytes.firstOffset(of: separator, in: buffer) }
         let ampersand: String.Index?
         switch offset {
         case .some(.some(let offset)): ampersand = text.utf8.index(from, offsetBy: offset)

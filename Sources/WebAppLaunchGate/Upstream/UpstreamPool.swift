@@ -37,7 +37,8 @@ final class UpstreamPool: Sendable {
     /// The TLS context of an `https` upstream's connections (its trusted authorities), read
     /// again on a reload (SIGHUP); `nil` for `http`. A connection opened under an earlier
     /// context is not leased again after a reload: it is closed, and the request takes a
-    /// connection authenticated under the authorities in use now.
+    /// connection authenticated under the authorities in use now. A reload that reads the
+    /// same authorities keeps the context, and the connections (``UpstreamTLSContexts``).
     let tls: ReloadableConfiguration<NIOSSLContext>?
 
     init(configuration: UpstreamClient.Configuration, group: any EventLoopGroup, logger: Logger, metricsFactory: (any MetricsFactory)?) throws {
@@ -46,14 +47,14 @@ final class UpstreamPool: Sendable {
         self.loops = Set(group.makeIterator().map(Self.loopID))
         self.state = Mutex(State(machine: UpstreamPoolStateMachine(maximumConnections: configuration.maximumConnections)))
         if configuration.upstream.scheme == "https" {
-            let trust = configuration.trust
+            let contexts = UpstreamTLSContexts(trust: configuration.trust)
             tls = ReloadableConfiguration(
                 name: "upstream-trust",
-                initial: try NIOSSLContext(configuration: trust.tlsConfiguration()),
+                initial: try contexts.current(),
                 logger: logger,
                 metricsFactory: metricsFactory
             ) {
-                try NIOSSLContext(configuration: trust.tlsConfiguration())
+                try contexts.current()
             }
         } else {
             tls = nil

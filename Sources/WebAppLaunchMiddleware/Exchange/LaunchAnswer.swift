@@ -12,8 +12,17 @@ import NIOCore
 public struct LaunchAnswer: Sendable {
     /// The status.
     public var status: HTTPResponse.Status
-    /// The exchange's fields (`Location` and `Set-Cookie`, or the rejection's content type).
+    /// The exchange's fields (`Location`, or the rejection's content type).
     public var headerFields: HTTPFields
+    /// The value of the session's `Set-Cookie` field, sent right after ``headerFields``; `nil`
+    /// for an answer that opens no session.
+    ///
+    /// Kept apart from ``headerFields`` because the exchange built every byte of it (see
+    /// `SessionCookieCodec`): an `HTTPField` has HTTP Types check each byte of its value
+    /// again, and for a cookie of 1-2 KB that check was 4 % of a launch's CPU. The event
+    /// loop's runner writes it as it is (``OriginFormRequestCodec``); ``response`` makes it a
+    /// field for Hummingbird.
+    public var sessionCookie: String?
     /// The body; empty for a redirect.
     public var body: ByteBuffer
 
@@ -21,15 +30,19 @@ public struct LaunchAnswer: Sendable {
     /// - Parameters:
     ///   - status: The status.
     ///   - headerFields: The exchange's fields.
+    ///   - sessionCookie: The session's `Set-Cookie` value, or `nil` (the default).
     ///   - body: The body, empty by default.
-    public init(status: HTTPResponse.Status, headerFields: HTTPFields, body: ByteBuffer = ByteBuffer()) {
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields, sessionCookie: String? = nil, body: ByteBuffer = ByteBuffer()) {
         self.status = status
         self.headerFields = headerFields
+        self.sessionCookie = sessionCookie
         self.body = body
     }
 
-    /// The answer as Hummingbird's response.
+    /// The answer as Hummingbird's response: its fields, then the session's `Set-Cookie`.
     public var response: Response {
-        Response(status: status, headers: headerFields, body: .init(byteBuffer: body))
+        var fields = headerFields
+        if let sessionCookie { fields.append(HTTPField(name: .setCookie, value: sessionCookie)) }
+        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
     }
 }

@@ -90,7 +90,7 @@ public struct LaunchExchange: Sendable {
             return reject(LaunchError(.expired, "the token expired while its claim waited"), accept: pending.accept, launch: launch, logger: logger)
         }
         let (expiresAt, expiryOverflow) = now.addingReportingOverflow(sessionLifetime)
-        let setCookie = try cookies.setCookie(for: launch, expiresAt: expiryOverflow ? .max : expiresAt, maxAge: sessionLifetime)
+        let setCookie = try cookies.setCookieValue(for: launch, expiresAt: expiryOverflow ? .max : expiresAt, maxAge: sessionLifetime)
         logger.info("launch.accepted", metadata: [
             "app": "\(verifier.appID)", "kid": "\(launch.header.kid)", "launch": "\(launch.replayID.hex)",
             "mode": "\(launch.header.mode)",
@@ -99,8 +99,7 @@ public struct LaunchExchange: Sendable {
         let audience = launch.audience
         var fields = HTTPFields()
         fields[.location] = audience.path + (audience.query.map { "?" + $0 } ?? "")
-        fields.append(setCookie)
-        return LaunchAnswer(status: .seeOther, headerFields: fields)
+        return LaunchAnswer(status: .seeOther, headerFields: fields, sessionCookie: setCookie)
     }
 
     /// Answers a launch whose store could not answer the claim: 503, nothing accepted.

@@ -16,12 +16,15 @@ public protocol FastPathRoute: AnyObject, Sendable {
     /// Hummingbird, which answers it as it always did (so a route only takes the requests
     /// whose answer it shares with Hummingbird's path, and leaves the rest).
     /// - Parameters:
-    ///   - request: The request head.
+    ///   - request: The request head. Its `path` is not set on the event loop's runner (the
+    ///     target is checked only if the request goes on to Hummingbird:
+    ///     ``UncheckedHeadValues``); `target`, `path` and `query` are the request's.
+    ///   - target: The request target as it arrived (origin form: path and query).
     ///   - path: Its path (the route's own, byte for byte).
     ///   - query: Its raw query, or `nil` without a `?`.
     ///   - loop: The event loop of the request's connection (where a relayed answer completes).
     ///   - logger: Where the decision is logged, as the middleware logs it.
     /// - Returns: The answer, or `nil` to pass the request on.
     /// - Throws: When the answer cannot be made (the runner answers 500, as Hummingbird does).
-    func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) throws -> FastPathAnswer?
+    func answer(_ request: HTTPRequest, target: String, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) throws -> FastPathAnswer?
 }

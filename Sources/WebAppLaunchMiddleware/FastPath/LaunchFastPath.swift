@@ -63,7 +63,9 @@ public struct LaunchFastPath: Sendable {
 
         /// Exchanges a query launch (``LaunchRequestKind/queryLaunch``) whose claim never
         /// waits in a task; any other request to the path is passed on.
-        public func answer(_ request: HTTPRequest, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger) throws -> FastPathAnswer? {
+        public func answer(
+            _ request: HTTPRequest, target: String, path: Substring, query: Substring?, on loop: any EventLoop, logger: Logger
+        ) throws -> FastPathAnswer? {
             guard let query,
                 LaunchRequestKind(method: request.method, path: path, query: query, contentType: request.headerFields[.contentType], appPaths: [self.path])
                     == .queryLaunch
@@ -133,14 +135,15 @@ public struct LaunchFastPath: Sendable {
 
     /// The answer to a request, when a route answers it here: a GET with no body and no
     /// `Connection` option but keep-alive, to a path with a route, which decides
-    /// (``FastPathRoute/answer(_:path:query:on:logger:)``). An error of the route is logged by
+    /// (``FastPathRoute/answer(_:target:path:query:on:logger:)``). An error of the route is logged by
     /// type and answered 500, as on Hummingbird's path.
     /// - Parameters:
-    ///   - request: The request head.
+    ///   - request: The request head; its `path` may be unset (``UncheckedHeadValues``).
+    ///   - target: The request's target, as it arrived.
     ///   - loop: The event loop of the request's connection.
     /// - Returns: The answer, or `nil` to pass the request on.
-    func answer(for request: HTTPRequest, on loop: any EventLoop) -> FastPathAnswer? {
-        guard request.method == .get, let target = request.path else { return nil }
+    func answer(for request: HTTPRequest, target: String, on loop: any EventLoop) -> FastPathAnswer? {
+        guard request.method == .get else { return nil }
         let fields = request.headerFields
         // A body, or a connection option other than keep-alive (`close`, an upgrade), is
         // Hummingbird's to handle.
@@ -153,7 +156,7 @@ public struct LaunchFastPath: Sendable {
         let query = mark.map { Substring(bytes[bytes.index(after: $0)...]) }
         guard let route = route(path) else { return nil }
         do {
-            return try route.answer(request, path: path, query: query, on: loop, logger: logger)
+            return try route.answer(request, target: target, path: path, query: query, on: loop, logger: logger)
         } catch {
             logger.error("request.failed", metadata: ["error_type": "\(String(describing: type(of: error)))"])
             return .now(Self.internalError)

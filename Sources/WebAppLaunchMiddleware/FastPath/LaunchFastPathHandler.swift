@@ -23,11 +23,16 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     typealias OutboundOut = HTTPResponsePart
 
     private let fastPath: LaunchFastPath
+    /// Shared with the connection's ``OriginFormRequestCodec``, or `nil` when every request
+    /// arrives with its `path`.
+    private let unchecked: UncheckedHeadValues?
     private var state = LaunchFastPathState()
     /// The answer of the request held from its head to its end, decided at its head.
     private var held: FastPathAnswer?
     /// The held request's head, while its answer may still be passed on to Hummingbird.
     private var heldHead: HTTPRequest?
+    /// The held request's target, its `path` once it is passed on.
+    private var heldTarget: String?
     /// Parts that arrived while a relayed answer was written, in their order.
     private var waiting = CircularBuffer<NIOAny>()
     /// A streamed relayed body being written; let go of when the connection closes.
@@ -41,8 +46,9 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// later request already waits for it.
     private var withholdsReads: Bool { state.isRelaying && !waiting.isEmpty }
 
-    init(_ fastPath: LaunchFastPath) {
+    init(_ fastPath: LaunchFastPath, unchecked: UncheckedHeadValues?) {
         self.fastPath = fastPath
+        self.unchecked = unchecked
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -85,15 +91,23 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     // MARK: Requests
 
     private func process(_ data: NIOAny, context: ChannelHandlerContext) {
+        var data = data
         let action: LaunchFastPathState.Action
         switch unwrapInboundIn(data) {
-        case .head(let request):
+        case .head(var request):
+            // The codec left an origin-form target apart (``UncheckedHeadValues``): taken now,
+            // and put back as the `path` before the request goes anywhere but a route.
+            let target = request.path ?? unchecked?.takeRequestTarget()
             // Decided at the head: a GET without a body ends right after it.
-            let answer = state.mayAnswer ? fastPath.answer(for: request, on: context.eventLoop) : nil
+            let answer = state.mayAnswer ? target.flatMap { fastPath.answer(for: request, target: $0, on: context.eventLoop) } : nil
             action = state.head(answerable: answer != nil)
             if action == .hold {
                 held = answer
                 heldHead = request
+                heldTarget = target
+            } else if request.path == nil, let target {
+                request.path = target
+                data = wrapInboundOut(.head(request))
             }
         case .body:
             action = state.body()
@@ -114,6 +128,7 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         switch answer {
         case .now(let own):
             heldHead = nil
+            heldTarget = nil
             write(own, context: context)
         case .relayed(let future):
             state.relayStarted()
@@ -126,8 +141,19 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// Writes an answer of ours: in the order Hummingbird writes them, the answer's fields,
     /// its length, the listener's, `Date`.
     private func write(_ answer: LaunchAnswer, context: ChannelHandlerContext) {
-        let headerFields = fastPath.headerFields(of: answer)
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: headerFields))), promise: nil)
+        let head = HTTPResponse(status: answer.status, headerFields: fastPath.headerFields(of: answer))
+        if let unchecked {
+            // The session's `Set-Cookie` right after the answer's own fields, as ``LaunchAnswer/response`` puts it.
+            unchecked.withSetCookie(answer.sessionCookie, at: answer.headerFields.count) {
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+            }
+        } else {
+            var head = head
+            if let cookie = answer.sessionCookie {
+                head.headerFields.insert(HTTPField(name: .setCookie, value: cookie), at: answer.headerFields.count)
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+        }
         if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(answer.body)), promise: nil) }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
@@ -166,12 +192,14 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
             self.source = source
             pump(source, context: context)
         case .passOn:
-            guard let request = heldHead else {
+            guard var request = heldHead, let target = heldTarget else {
                 // Nothing to pass on (never: the head is kept until the relay ends): fail closed.
                 context.close(promise: nil)
                 return
             }
             heldHead = nil
+            heldTarget = nil
+            request.path = target
             state.relayPassedOn()
             context.fireChannelRead(wrapInboundOut(.head(request)))
             context.fireChannelRead(wrapInboundOut(.end(nil)))
@@ -221,6 +249,7 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func relayEnded(context: ChannelHandlerContext) {
         heldHead = nil
+        heldTarget = nil
         state.relayEnded()
         resume(context: context)
     }

@@ -53,11 +53,15 @@ public struct LaunchHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withEncoderConfiguration: .init(),
                 withDecoderLimitConfiguration: limits
             )
-            try pipeline.addHandler(OriginFormRequestCodec(secure: false))
-            try pipeline.addHandlers(configuration.additionalChannelHandlers())
+            // With a fast path, the two hand each other a head's long values as they are, when
+            // nothing but the state handler (which reads no path or field) stands between them.
+            let additional = configuration.additionalChannelHandlers()
+            let unchecked = launchFastPath != nil && additional.isEmpty ? UncheckedHeadValues() : nil
+            try pipeline.addHandler(OriginFormRequestCodec(secure: false, unchecked: unchecked))
+            try pipeline.addHandlers(additional)
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: configuration.idleTimeout.map { .init($0) }, logger: logger))
             if let launchFastPath {  // after the state handler: its launches count for idle and shutdown
-                try pipeline.addHandler(LaunchFastPathHandler(launchFastPath))
+                try pipeline.addHandler(LaunchFastPathHandler(launchFastPath, unchecked: unchecked))
             }
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }

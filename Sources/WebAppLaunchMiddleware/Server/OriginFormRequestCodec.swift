@@ -14,17 +14,27 @@ import NIOHTTPTypesHTTP1
 /// was about 4 % of the CPU of a launch (a launch URL's query is about a kilobyte). Here an
 /// origin-form target is the path as it is; any other form goes through nio-extras' own
 /// conversion, so both give the same ``HTTPRequest`` for every head (a test compares them).
-final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandler, Sendable {
+///
+/// In front of a ``LaunchFastPathHandler`` it also hands that handler the long values of a
+/// head as they are (``UncheckedHeadValues``): an origin-form target, and the session's
+/// `Set-Cookie` of an answer written on the event loop.
+final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let secure: Bool
+    /// Shared with the connection's ``LaunchFastPathHandler``; `nil` without one.
+    private let unchecked: UncheckedHeadValues?
 
-    /// - Parameter secure: Whether the connection is TLS (the request's scheme).
-    init(secure: Bool) {
+    /// - Parameters:
+    ///   - secure: Whether the connection is TLS (the request's scheme).
+    ///   - unchecked: The values shared with the connection's ``LaunchFastPathHandler``, or
+    ///     `nil` when there is none (every request then carries its `path`).
+    init(secure: Bool, unchecked: UncheckedHeadValues? = nil) {
         self.secure = secure
+        self.unchecked = unchecked
     }
 
     /// The request a head stands for: nio-extras' conversion, with an origin-form target
@@ -47,11 +57,29 @@ final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandle
         )
     }
 
+    /// ``request(from:secure:)`` without the `path` of an origin-form target, which waits in
+    /// `unchecked` instead; any other form is converted whole.
+    private func requestLeavingTarget(from head: HTTPRequestHead, in unchecked: UncheckedHeadValues) throws -> HTTPRequest {
+        guard head.uri.utf8.first == UInt8(ascii: "/") else {
+            return try Self.request(from: head, secure: secure)
+        }
+        let request = HTTPRequest(
+            method: try HTTPRequest.Method(head.method),
+            scheme: secure ? "https" : "http",
+            authority: head.headers.first(name: "Host"),
+            path: nil,
+            headerFields: HTTPFields(head.headers, splitCookie: false)
+        )
+        unchecked.leave(requestTarget: head.uri)
+        return request
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
             do {
-                context.fireChannelRead(wrapInboundOut(.head(try Self.request(from: head, secure: secure))))
+                let request = try unchecked.map { try requestLeavingTarget(from: head, in: $0) } ?? Self.request(from: head, secure: secure)
+                context.fireChannelRead(wrapInboundOut(.head(request)))
             } catch {
                 context.fireErrorCaught(error)
             }
@@ -65,7 +93,19 @@ final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandle
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let response):
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(response))), promise: promise)
+            guard let setCookie = unchecked?.takeSetCookie() else {
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(response))), promise: promise)
+                return
+            }
+            // nio-extras' conversion, with the session's `Set-Cookie` among the fields as it is.
+            var fields = response.headerFields.map { ($0.name.rawName, $0.value) }
+            fields.insert(("Set-Cookie", setCookie.value), at: min(setCookie.index, fields.count))
+            let head = HTTPResponseHead(
+                version: .http1_1,
+                status: HTTPResponseStatus(statusCode: response.status.code, reasonPhrase: response.status.reasonPhrase),
+                headers: HTTPHeaders(fields)
+            )
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body(let body):
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: promise)
         case .end(let trailers):

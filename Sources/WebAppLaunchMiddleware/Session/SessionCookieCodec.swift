@@ -37,29 +37,33 @@ struct SessionCookieCodec: Sendable {
         self.names = names
     }
 
-    /// The `Set-Cookie` field that hands a browser the session of an accepted launch: scoped
+    /// The `Set-Cookie` value that hands a browser the session of an accepted launch: scoped
     /// to the audience the launch matched, sealed without the access token when it would
     /// otherwise be too large for browsers.
+    ///
+    /// A value, not an `HTTPField`: every byte of it is legal in a field by construction (the
+    /// cookie name's and the attributes' fixed syntax, base64url, digits, the registry's
+    /// checked path), so ``LaunchAnswer/sessionCookie`` carries it, and only a runner that
+    /// needs an `HTTPField` (Hummingbird's) has HTTP Types check its 1-2 KB again.
     /// - Parameters:
     ///   - launch: The verified, claimed launch.
     ///   - expiresAt: When the session ends (Unix seconds).
     ///   - maxAge: Seconds the browser keeps the cookie.
-    /// - Returns: The field.
-    func setCookie(for launch: VerifiedLaunch, expiresAt: UInt64, maxAge: UInt64) throws -> HTTPField {
+    /// - Returns: The field's value.
+    func setCookieValue(for launch: VerifiedLaunch, expiresAt: UInt64, maxAge: UInt64) throws -> String {
         var value = try sealer.sealSession(SessionPayload(launch: launch, expiresAt: expiresAt, includeAccessToken: true))
         if value.utf8.count > Self.maximumCookieBytes {
             value = try sealer.sealSession(SessionPayload(launch: launch, expiresAt: expiresAt, includeAccessToken: false))
         }
         let audience = launch.audience
         let secure = audience.scheme == "https"
-        // One whole field: `setCookie` would re-read and re-validate every Set-Cookie.
-        return HTTPField(name: .setCookie, value: SessionSetCookie.value(
+        return SessionSetCookie.value(
             name: SessionCookieName.name(for: audience, appID: sealer.appID),
             value: value,
             maxAge: Int(clamping: maxAge),
             path: secure ? "/" : audience.path,
             secure: secure
-        ))
+        )
     }
 
     /// The live session a request's cookies carry for this app, if one opens.
