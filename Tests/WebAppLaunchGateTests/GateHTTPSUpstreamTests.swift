@@ -106,23 +106,11 @@ struct GateHTTPSUpstreamTests {
 
     @Test("a reload (SIGHUP) reads --upstream-ca-file again: a kept connection authenticated under the replaced authority is not used again on either request path, and a file that would not start (no certificate, writable by others) keeps the authority in use")
     func reloadedAuthority() async throws {
-        let served = try await TestCertificate()
-        let other = try await TestCertificate()
-        let upstream = try await EchoUpstream(tls: served)
-        let directory = try TemporaryDirectory()
-        let authority = AuthorityFile(path: directory.path("upstream-ca.pem"))
-        let servedPEM = try String(contentsOfFile: served.certificate, encoding: .utf8)
-        let otherPEM = try String(contentsOfFile: other.certificate, encoding: .utf8)
-        try authority.trust(servedPEM)
         let logs = LogCapture()
-        let started = Mutex<WebAppGate?>(nil)
-        try await withGate(
-            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
-            adjust: { $0.upstreamTrust = .certificateAuthorities(pemFile: authority.path) }, logs: logs,
-            started: { gate in started.withLock { $0 = gate } }
-        ) { publicURL, client in
-            let startedGate: WebAppGate? = started.withLock { $0 }
-            let gate = try #require(startedGate)
+        try await withReloadScene(logs: logs) { scene in
+            let (gate, publicURL, client, authority, servedPEM, otherPEM) = (
+                scene.gate, scene.publicURL, scene.client, scene.authority, scene.servedPEM, scene.otherPEM
+            )
             let names = gate.reloadables.map(\.name)
             #expect(names == ["keyring", "upstream-trust"])
             let reloadable = try #require(gate.reloadables.last)
@@ -182,21 +170,9 @@ struct GateHTTPSUpstreamTests {
 
     @Test("a reload (SIGHUP) that reads the same authorities in --upstream-ca-file keeps the kept upstream connection on both request paths (the same certificates in a file rewritten with a comment too); other authorities then retire it")
     func unchangedAuthorityKeepsConnections() async throws {
-        let served = try await TestCertificate()
-        let other = try await TestCertificate()
-        let upstream = try await EchoUpstream(tls: served)
-        let directory = try TemporaryDirectory()
-        let authority = AuthorityFile(path: directory.path("upstream-ca.pem"))
-        let servedPEM = try String(contentsOfFile: served.certificate, encoding: .utf8)
-        try authority.trust(servedPEM)
-        let started = Mutex<WebAppGate?>(nil)
-        try await withGate(
-            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
-            adjust: { $0.upstreamTrust = .certificateAuthorities(pemFile: authority.path) }, logs: LogCapture(),
-            started: { gate in started.withLock { $0 = gate } }
-        ) { publicURL, client in
-            let startedGate: WebAppGate? = started.withLock { $0 }
-            let reloadable = try #require(startedGate?.reloadables.last)
+        try await withReloadScene(logs: LogCapture()) { scene in
+            let (publicURL, client, authority) = (scene.publicURL, scene.client, scene.authority)
+            let reloadable = try #require(scene.gate.reloadables.last)
             #expect(reloadable.name == "upstream-trust")
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
             /// The upstream's view of one request: its status and the gate's port on that connection.
@@ -211,10 +187,10 @@ struct GateHTTPSUpstreamTests {
             let first = try await send(.GET)  // opens the connection and leaves it idle
             let unchanged = await reloadable.reload()
             let afterUnchanged = try await send(.GET)  // the event loop's idle lease
-            try authority.trust("# the same authority, rewritten\n" + servedPEM)
+            try authority.trust("# the same authority, rewritten\n" + scene.servedPEM)
             let rewritten = await reloadable.reload()
             let afterRewritten = try await send(.POST)  // the pool's awaited lease
-            try authority.trust(try String(contentsOfFile: other.certificate, encoding: .utf8))
+            try authority.trust(scene.otherPEM)
             let replaced = await reloadable.reload()
             let afterReplaced = try await send(.GET)
 
@@ -228,6 +204,41 @@ struct GateHTTPSUpstreamTests {
             // Other authorities: the kept connection is retired and a new one fails its handshake.
             #expect(afterReplaced.status == 502)
         }
+    }
+
+    /// A reload test's gate: in front of an https upstream whose certificate `servedPEM`
+    /// vouches for, trusting the file `authority` (which holds `servedPEM` at start), with
+    /// another authority's certificate (`otherPEM`) to trust instead.
+    private struct ReloadScene: Sendable {
+        let gate: WebAppGate
+        let publicURL: RegisteredURL
+        let client: TestClient
+        let authority: AuthorityFile
+        let servedPEM: String
+        let otherPEM: String
+    }
+
+    /// Runs `body` with a started ``ReloadScene``.
+    private func withReloadScene(logs: LogCapture, _ body: @Sendable (ReloadScene) async throws -> Void) async throws {
+        let served = try await TestCertificate()
+        let other = try await TestCertificate()
+        let upstream = try await EchoUpstream(tls: served)
+        let directory = try TemporaryDirectory()
+        let authority = AuthorityFile(path: directory.path("upstream-ca.pem"))
+        let servedPEM = try String(contentsOfFile: served.certificate, encoding: .utf8)
+        let otherPEM = try String(contentsOfFile: other.certificate, encoding: .utf8)
+        try authority.trust(servedPEM)
+        let started = Mutex<WebAppGate?>(nil)
+        try await withGate(
+            mode: .reverseProxy(upstream: try GateUpstream(upstream.origin)),
+            adjust: { $0.upstreamTrust = .certificateAuthorities(pemFile: authority.path) }, logs: logs,
+            started: { gate in started.withLock { $0 = gate } }
+        ) { publicURL, client in
+            let startedGate: WebAppGate? = started.withLock { $0 }
+            let gate = try #require(startedGate)
+            try await body(ReloadScene(gate: gate, publicURL: publicURL, client: client, authority: authority, servedPEM: servedPEM, otherPEM: otherPEM))
+        }
+        withExtendedLifetime(directory) {}
     }
 
     /// The `--upstream-ca-file` a test rewrites between reloads.
