@@ -289,3 +289,34 @@ struct HTTPDateCacheTests {
         #expect(now.hasSuffix(" GMT") && now.count == 29)
     }
 }
+
+/// The event-loop path reads a launch's target as NIO's parser passed it, without HTTP Types'
+/// second check (`UncheckedHeadValues`): the parser must refuse every byte that check would.
+@Suite("Targets with bytes no request target may hold")
+struct IllegalTargetByteTests {
+    /// Bytes after a valid launch's target: a tab or form feed (which a lenient parser takes
+    /// as a separator), one before the version, DEL, a control, a non-ASCII letter.
+    static let suffixes = ["\t", "\u{0C}", "\tHTTP/1.1\r\nX:", "\u{0C}HTTP/1.1\r\nX:", "&x=a\tb", "\u{7F}", "\u{01}", "&x=\u{E9}"]
+
+    @Test("are refused 400 by the parser before any route, on the event loop's path and on Hummingbird's: no session, no exchange", arguments: [true, false])
+    func refusedByParser(eventLoop: Bool) async throws {
+        let logs = LogCapture()
+        let server = try LaunchFastPathTests.server(eventLoop: eventLoop, logs: logs)
+        let answers = try await server.test(.live) { client in
+            let port = try #require(client.port)
+            var answers: [String] = []
+            for suffix in Self.suffixes {
+                answers.append(try await rawGet(Fixtures.launchTarget(for: Fixtures.magazin) + suffix, port: port))
+            }
+            // The same launch without the bytes is accepted: the refusals were the bytes'.
+            answers.append(try await rawGet(Fixtures.launchTarget(for: Fixtures.magazin), port: port))
+            return answers
+        }
+        for (suffix, answer) in zip(Self.suffixes, answers) {
+            #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(Array(suffix.utf8))")
+            #expect(!answer.contains("Set-Cookie"), "\(Array(suffix.utf8))")
+        }
+        #expect(answers.last?.hasPrefix("HTTP/1.1 303 ") == true)
+        #expect(LaunchFastPathTests.exchangeLines(logs).map(\.message) == ["launch.accepted"], "only the clean launch reached the exchange")
+    }
+}

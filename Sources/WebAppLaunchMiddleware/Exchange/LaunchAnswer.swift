@@ -39,10 +39,26 @@ public struct LaunchAnswer: Sendable {
         self.body = body
     }
 
+    /// Where the session's `Set-Cookie` goes among a response's fields that begin with
+    /// ``headerFields``: right after them, before anything a runner adds. The one place of
+    /// the cookie, whether it is written as a checked field (``placingSessionCookie(in:)``)
+    /// or handed to the codec as it is.
+    public var sessionCookieIndex: Int { headerFields.count }
+
+    /// `fields`, a response's fields that begin with ``headerFields``, with the session's
+    /// `Set-Cookie` (checked by HTTP Types like any field) at ``sessionCookieIndex``;
+    /// `fields` as they are for an answer that opens no session.
+    /// - Parameter fields: The response's fields, beginning with ``headerFields``.
+    /// - Returns: The fields to send.
+    public func placingSessionCookie(in fields: HTTPFields) -> HTTPFields {
+        guard let sessionCookie else { return fields }
+        var fields = fields
+        fields.insert(HTTPField(name: .setCookie, value: sessionCookie), at: sessionCookieIndex)
+        return fields
+    }
+
     /// The answer as Hummingbird's response: its fields, then the session's `Set-Cookie`.
     public var response: Response {
-        var fields = headerFields
-        if let sessionCookie { fields.append(HTTPField(name: .setCookie, value: sessionCookie)) }
-        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
+        Response(status: status, headers: placingSessionCookie(in: headerFields), body: .init(byteBuffer: body))
     }
 }

@@ -141,17 +141,15 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// Writes an answer of ours: in the order Hummingbird writes them, the answer's fields,
     /// its length, the listener's, `Date`.
     private func write(_ answer: LaunchAnswer, context: ChannelHandlerContext) {
-        let head = HTTPResponse(status: answer.status, headerFields: fastPath.headerFields(of: answer))
+        let fields = fastPath.headerFields(of: answer)
         if let unchecked {
-            // The session's `Set-Cookie` right after the answer's own fields, as ``LaunchAnswer/response`` puts it.
-            unchecked.withSetCookie(answer.sessionCookie, at: answer.headerFields.count) {
+            // The session's `Set-Cookie` goes to the codec as it is, at the answer's place for it.
+            let head = HTTPResponse(status: answer.status, headerFields: fields)
+            unchecked.withSetCookie(answer.sessionCookie, at: answer.sessionCookieIndex) {
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
             }
         } else {
-            var head = head
-            if let cookie = answer.sessionCookie {
-                head.headerFields.insert(HTTPField(name: .setCookie, value: cookie), at: answer.headerFields.count)
-            }
+            let head = HTTPResponse(status: answer.status, headerFields: answer.placingSessionCookie(in: fields))
             context.write(wrapOutboundOut(.head(head)), promise: nil)
         }
         if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(answer.body)), promise: nil) }
