@@ -38,7 +38,7 @@ extension GateProxy {
         // One promise for the answer, completed from the callbacks of the two steps (the
         // response head, then its body): no future per step of the exchange.
         let answer = connection.channel.eventLoop.makePromise(of: RelayedAnswer.self)
-        connection.start(head, sendsBody: false, responseDeadline: .now() + TimeAmount(responseTimeout)).whenComplete { started in
+        connection.start(head, sendsBody: false, responseDeadline: .now() + TimeAmount(responseTimeout)) { [self] started in
             let responseHead: HTTPResponseHead
             switch started {
             case .success(let received):
@@ -61,7 +61,7 @@ extension GateProxy {
                 response.release()
                 answer.succeed(.own(GateErrorResponse.answer(.badGateway)))
             case .whole(let planned, let length):
-                response.collectOnLoop(upTo: length).whenComplete { collected in
+                response.collect(upTo: length) { [self] collected in
                     withExtendedLifetime(lease) {}
                     switch collected {
                     case .success(let whole): answer.succeed(.response(planned, .whole(whole)))

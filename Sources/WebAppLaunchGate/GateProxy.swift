@@ -30,7 +30,11 @@ import WebAppRegistry
 ///   slow reader holds no upstream connection; a larger one streams, and a chunk the client has
 ///   not taken within ``GateConfiguration/clientWriteTimeout`` ends it.
 /// - Logs carry the method, status and error type: never headers, cookies or bodies.
-public struct GateProxy: Sendable {
+///
+/// A class of constants, not a struct: the event loop's relay hands it to the callbacks of
+/// every exchange, and a struct of this many references was copied into each, a retain and
+/// a release per reference per request.
+public final class GateProxy: Sendable {
     /// What ``forward(_:session:logger:)`` returns: whose answer it is is known where it is
     /// made, so nothing downstream has to look at the response to tell.
     public enum Outcome: Sendable {

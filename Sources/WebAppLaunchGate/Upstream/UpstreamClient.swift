@@ -283,41 +283,50 @@ final class UpstreamResponse: Sendable {
     /// are buffered), so the event-loop proxy reads without leaving its thread.
     func nextChunksOnLoop() -> EventLoopFuture<[ByteBuffer]> {
         if let settled { return connection.channel.eventLoop.makeCompletedFuture(settled) }
-        return connection.nextChunks().map(take)
+        let promise = connection.channel.eventLoop.makePromise(of: [ByteBuffer].self)
+        connection.nextChunks { [self] read in promise.completeWith(read.map(take)) }
+        return promise.futureResult
     }
 
     /// The whole body, when it has at most `limit` bytes (else ``UpstreamClientError/bodyTooLarge``).
     func collectOnLoop(upTo limit: Int) -> EventLoopFuture<ByteBuffer> {
         let promise = connection.channel.eventLoop.makePromise(of: ByteBuffer.self)
-        collect(into: nil, upTo: limit, promise: promise)
+        collect(upTo: limit) { promise.completeWith($0) }
         return promise.futureResult
+    }
+
+    /// Gives `onBody` the whole body on the connection's event loop, when it has at most
+    /// `limit` bytes (else ``UpstreamClientError/bodyTooLarge``): the event loop's proxy
+    /// collects a small response without a future.
+    func collect(upTo limit: Int, onBody: @escaping @Sendable (Result<ByteBuffer, any Error>) -> Void) {
+        collect(into: nil, upTo: limit, onBody: onBody)
     }
 
     /// Pulls until the pull that brings the end: a body buffered whole by then (every small
     /// response) is collected in one pull, with no pull more to learn that it ended.
-    private func collect(into whole: ByteBuffer?, upTo limit: Int, promise: EventLoopPromise<ByteBuffer>) {
+    private func collect(into whole: ByteBuffer?, upTo limit: Int, onBody: @escaping @Sendable (Result<ByteBuffer, any Error>) -> Void) {
         if let settled {
-            promise.completeWith(settled.map { _ in whole ?? ByteBuffer() })
+            onBody(settled.map { _ in whole ?? ByteBuffer() })
             return
         }
-        connection.nextChunks().whenComplete { result in
+        connection.nextChunks { result in
             switch result {
             case .failure(let error):
-                promise.fail(error)
+                onBody(.failure(error))
             case .success(let read):
                 var whole = whole
                 for var chunk in self.take(read) {
                     guard (whole?.readableBytes ?? 0) + chunk.readableBytes <= limit else {
                         self.release()
-                        promise.fail(UpstreamClientError.bodyTooLarge)
+                        onBody(.failure(UpstreamClientError.bodyTooLarge))
                         return
                     }
                     if whole == nil { whole = chunk } else { whole!.writeBuffer(&chunk) }
                 }
                 if read.end {
-                    promise.succeed(whole ?? ByteBuffer())
+                    onBody(.success(whole ?? ByteBuffer()))
                 } else {
-                    self.collect(into: whole, upTo: limit, promise: promise)
+                    self.collect(into: whole, upTo: limit, onBody: onBody)
                 }
             }
         }

@@ -25,9 +25,22 @@ final class UpstreamConnection: Sendable {
         self.tlsContext = tlsContext
     }
 
-    /// Sends a request head (and its end when there is no body); the response head follows.
+    /// Sends a request head (and its end when there is no body); `onHead` gets the response
+    /// head on the connection's event loop (``UpstreamConnectionHandler/start(_:sendsBody:responseDeadline:onHead:)``).
+    func start(
+        _ head: HTTPRequestHead,
+        sendsBody: Bool,
+        responseDeadline: NIODeadline,
+        onHead: @escaping UpstreamConnectionHandler.HeadCallback
+    ) {
+        onLoop { $0.start(head, sendsBody: sendsBody, responseDeadline: responseDeadline, onHead: onHead) }
+    }
+
+    /// ``start(_:sendsBody:responseDeadline:onHead:)`` for a task, which waits on a future.
     func start(_ head: HTTPRequestHead, sendsBody: Bool, responseDeadline: NIODeadline) -> EventLoopFuture<HTTPResponseHead> {
-        onLoop { $0.start(head, sendsBody: sendsBody, responseDeadline: responseDeadline) }
+        let promise = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+        start(head, sendsBody: sendsBody, responseDeadline: responseDeadline) { promise.completeWith($0) }
+        return promise.futureResult
     }
 
     /// Writes one chunk of the request body; returns once the socket took it (backpressure).
@@ -40,10 +53,10 @@ final class UpstreamConnection: Sendable {
         try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
     }
 
-    /// The next response body bytes; at the end, also whether the connection may be reused
-    /// (it is idle again, or being closed).
-    func nextChunks() -> EventLoopFuture<UpstreamConnectionHandler.BodyRead> {
-        onLoop { $0.nextChunks() }
+    /// Gives `onRead` the next response body bytes on the connection's event loop; at the
+    /// end, also whether the connection may be reused (it is idle again, or being closed).
+    func nextChunks(_ onRead: @escaping UpstreamConnectionHandler.PullCallback) {
+        onLoop { $0.nextChunks(onRead) }
     }
 
     /// Closes the connection, failing whatever waits on it.
@@ -56,9 +69,10 @@ final class UpstreamConnection: Sendable {
         }
     }
 
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable (UpstreamConnectionHandler) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
+    /// Runs `body` with the handler on the connection's event loop: at once when already there.
+    private func onLoop(_ body: @escaping @Sendable (UpstreamConnectionHandler) -> Void) {
         if channel.eventLoop.inEventLoop { return body(handler.value) }
         let handler = self.handler
-        return channel.eventLoop.flatSubmit { body(handler.value) }
+        channel.eventLoop.execute { body(handler.value) }
     }
 }

@@ -247,7 +247,7 @@ final class UpstreamPool: Sendable {
                             position: .last, leftOverBytesStrategy: .dropBytes, enableOutboundHeaderValidation: true,
                             encoderConfiguration: encoder, decoderLimitConfiguration: .init(), withClientUpgrade: nil
                         )
-                        try pipeline.addHandler(UpstreamConnectionHandler(readTimeout: readTimeout, eventLoop: channel.eventLoop))
+                        try pipeline.addHandler(UpstreamConnectionHandler(readTimeout: readTimeout))
                     }
                 }
             // An address is used as it is; a name is resolved (all its addresses tried once each).

@@ -177,7 +177,7 @@ final class LaunchFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
             relayEnded(context: context)
         case .response(var head, .whole(let body)):
             // As Hummingbird sends any response: its length when it has none, `Date` set.
-            if head.headerFields[.contentLength] == nil { head.headerFields[.contentLength] = String(body.readableBytes) }
+            if !head.headerFields.contains(.contentLength) { head.headerFields[.contentLength] = String(body.readableBytes) }
             head.headerFields[.date] = HTTPDateCache.shared.value
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
