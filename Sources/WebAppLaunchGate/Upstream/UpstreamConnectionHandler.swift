@@ -71,7 +71,6 @@ final class UpstreamConnectionHandler: ChannelDuplexHandler {
     private var timer: Scheduled<Void>?
     private var timerDeadline = NIODeadline.distantFuture
 
-    /// - Parameters:
     /// - Parameter readTimeout: How long the upstream may stay silent while the gate waits
     ///   for its response (not while the reader is slow: then the socket is not being read).
     init(readTimeout: TimeAmount) {
