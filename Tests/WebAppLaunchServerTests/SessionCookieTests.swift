@@ -36,6 +36,10 @@ struct SessionCookieTests {
         let codec = SessionCookieCodec(sealer: SessionSealer(verifier: verifier), audiences: verifier.audiences)
         let expiresAt = UInt64(Fixtures.now.timeIntervalSince1970) + 1800
         let value = try codec.setCookieValue(for: launch, expiresAt: expiresAt, maxAge: 1800)
+        // The event loop writes it to the wire unchecked (`UncheckedHeadValues`): it must be
+        // legal in a field by construction, whatever the user's names hold.
+        #expect(value.utf8.allSatisfy { (0x20...0x7E).contains($0) }, "printable ASCII only: no CR, LF, NUL, control or raw UTF-8")
+        #expect(HTTPField(name: .setCookie, value: value).value == value, "HTTP Types would pass it unchanged")
         let pair = String(value.prefix { $0 != ";" })
         let session = try #require(codec.session(in: [.cookie: pair], now: expiresAt - 1))
         #expect(session == LaunchSession(launch: launch, expiresAt: expiresAt))

@@ -44,34 +44,35 @@ final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandle
     ///   - secure: Whether the connection is TLS.
     /// - Throws: nio-extras' `HTTP1TypeConversionError` for a method it cannot carry.
     static func request(from head: HTTPRequestHead, secure: Bool) throws -> HTTPRequest {
-        // A target starting with `/` has no scheme: `URLComponents` would return it unchanged.
-        guard head.uri.utf8.first == UInt8(ascii: "/") else {
-            return try HTTPRequest(head, secure: secure, splitCookie: false)
-        }
-        return HTTPRequest(
-            method: try HTTPRequest.Method(head.method),
-            scheme: secure ? "https" : "http",
-            authority: head.headers.first(name: "Host"),
-            path: head.uri,
-            headerFields: HTTPFields(head.headers, splitCookie: false)
-        )
+        guard isOriginForm(head) else { return try HTTPRequest(head, secure: secure, splitCookie: false) }
+        return try originFormRequest(head, secure: secure, path: head.uri)
     }
 
     /// ``request(from:secure:)`` without the `path` of an origin-form target, which waits in
     /// `unchecked` instead; any other form is converted whole.
     private func requestLeavingTarget(from head: HTTPRequestHead, in unchecked: UncheckedHeadValues) throws -> HTTPRequest {
-        guard head.uri.utf8.first == UInt8(ascii: "/") else {
-            return try Self.request(from: head, secure: secure)
-        }
-        let request = HTTPRequest(
+        guard Self.isOriginForm(head) else { return try Self.request(from: head, secure: secure) }
+        let request = try Self.originFormRequest(head, secure: secure, path: nil)
+        unchecked.leave(requestTarget: head.uri)  // only for a head that is passed on
+        return request
+    }
+
+    /// Whether the target starts with `/`: it has no scheme, and `URLComponents` would
+    /// return it unchanged.
+    private static func isOriginForm(_ head: HTTPRequestHead) -> Bool {
+        head.uri.utf8.first == UInt8(ascii: "/")
+    }
+
+    /// An origin-form head as a request whose `path` is `path` (its target, or `nil` when
+    /// the target is handed over apart).
+    private static func originFormRequest(_ head: HTTPRequestHead, secure: Bool, path: String?) throws -> HTTPRequest {
+        HTTPRequest(
             method: try HTTPRequest.Method(head.method),
             scheme: secure ? "https" : "http",
             authority: head.headers.first(name: "Host"),
-            path: nil,
+            path: path,
             headerFields: HTTPFields(head.headers, splitCookie: false)
         )
-        unchecked.leave(requestTarget: head.uri)
-        return request
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
