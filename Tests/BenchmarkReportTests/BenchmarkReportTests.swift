@@ -317,6 +317,27 @@ struct BenchmarkReportTests {
         #expect(invalid.row("the auth_request shape's floor").contains { $0.hasPrefix("**INVALID**") && $0.contains("2 socket errors") })
     }
 
+    @Test("the reverse proxy's SwiftNIO floor is reported beside the gate's target, never judged met; a spoiled floor trial makes the run INVALID")
+    func reverseProxyFloor() async throws {
+        // The floor: rounds 0.60, 0.75, 0.65 of nginx (50, 48, 52 k); median 34 k of 50 k = 0.68.
+        let floor = [30_000.0, 36_000, 34_000].enumerated().map { Trial(label: "proxy-floor", round: $0.offset + 1, rps: $0.element) }
+        let trials = Self.gateRounds(gate: [25_000, 26_000, 27_000], authRequest: [15_000, 16_000, 17_000]) + floor
+        let report = try await Self.gateReport(trials)
+        #expect(report.status == 0, "\(report.table)")
+        let row = report.row("the reverse proxy's floor on SwiftNIO")
+        #expect(row.contains("0.68 x (by round: 0.60, 0.75, 0.65)"), "\(row)")
+        #expect(!row.contains("**met**") && !row.contains("**MISSED**"), "the floor has no target of its own: \(row)")
+        #expect(report.row("reverse-proxy gate vs nginx").contains("**MISSED**"))
+        #expect(report.table.contains("| static nginx (`return 200`, 1 worker) | SwiftNIO's reverse proxy with nothing of its own"))
+
+        var spoiled = trials
+        let index = try #require(spoiled.firstIndex { $0.label == "proxy-floor" && $0.round == 3 })
+        spoiled[index].non2xx = 5
+        let invalid = try await Self.gateReport(spoiled)
+        #expect(invalid.status == 1, "\(invalid.table)")
+        #expect(invalid.row("the reverse proxy's floor on SwiftNIO").contains { $0.hasPrefix("**INVALID**") })
+    }
+
     /// Runs `loadtool.py floor-report` (scripts/bench-floor's report) over these trials; with
     /// `document`, as `--update` of a file holding it.
     static func floorReport(_ trials: [Trial], updating document: String? = nil) async throws -> Report {

@@ -7,8 +7,12 @@
 //                                   it answers every path alike).
 //   floor-servers hummingbird PORT  A bare Hummingbird 2 application with one route, on NIO's
 //                                   event loops as Swift Concurrency's executor, as ours runs.
+//   floor-servers nio-proxy PORT UPSTREAM_PORT
+//                                   SwiftNIO's reverse proxy with nothing of its own, to an
+//                                   upstream on 127.0.0.1 (NIOProxy.swift): scripts/bench-gate's
+//                                   reverse-proxy floor.
 //
-// Both listen on 127.0.0.1 only and run until they are killed.
+// All listen on 127.0.0.1 only and run until they are killed.
 
 import Foundation
 import Hummingbird
@@ -68,12 +72,18 @@ func runHummingbird(port: Int) async throws {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: floor-servers nio|hummingbird PORT\n".utf8))
+    FileHandle.standardError.write(Data("usage: floor-servers nio|hummingbird PORT | nio-proxy PORT UPSTREAM_PORT\n".utf8))
     exit(2)
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-guard arguments.count == 2, let port = Int(arguments.last!), (1...65535).contains(port) else { usage() }
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2, let port = Int(arguments[1]), (1...65535).contains(port) else { usage() }
+if arguments.first == "nio-proxy" {
+    guard arguments.count == 3, let upstreamPort = Int(arguments[2]), (1...65535).contains(upstreamPort) else { usage() }
+    try await runNIOProxy(port: port, upstreamPort: upstreamPort)
+    exit(0)
+}
+guard arguments.count == 2 else { usage() }
 switch arguments.first! {
 case "nio":
     try await runNIO(port: port)
