@@ -41,6 +41,13 @@ struct OpenedSessionCacheTests {
         #expect(cache.session(for: Self.value.dropFirst(), now: 1_000) == nil)
         #expect(cache.session(for: Substring(Self.value + "A"), now: 1_000) == nil)
         #expect(cache.session(for: Self.value, now: 1_000) != nil)
+        // The same bytes as a slice of a whole `Cookie` field, as a request presents them.
+        let field = "theme=dark; webapp_launch_session=" + String(Self.value) + "; lang=de"
+        let start = field.index(field.startIndex, offsetBy: 34)
+        let slice = field[start..<field.index(start, offsetBy: Self.value.count)]
+        #expect(slice == Self.value)
+        #expect(cache.session(for: slice, now: 1_000) != nil)
+        #expect(cache.session(for: field[start...].dropLast(9).dropLast(), now: 1_000) == nil)
     }
 
     @Test("the cache never holds more than its limit")
