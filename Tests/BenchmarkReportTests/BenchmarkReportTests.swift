@@ -297,45 +297,39 @@ struct BenchmarkReportTests {
         #expect(authRequest.contains { $0.hasPrefix("**INVALID**") && $0.contains("session no longer answered 200") }, "\(authRequest)")
     }
 
-    @Test("the auth_request shape's floor is reported beside the gate's target, never judged met; a spoiled floor trial makes the run INVALID")
-    func authRequestFloor() async throws {
+    /// A floor row of the gate report: its trials' label, the row's title, and the target
+    /// read beside it (which these trials miss).
+    struct FloorRow: Sendable, CustomTestStringConvertible {
+        let label: String
+        let row: String
+        let target: String
+        var testDescription: String { label }
+    }
+
+    @Test(
+        "each shape's floor is reported beside the gate's target, never judged met; a spoiled floor trial makes the run INVALID",
+        arguments: [
+            FloorRow(label: "authreq-floor", row: "the auth_request shape's floor", target: "nginx + gate (auth_request) vs nginx"),
+            FloorRow(label: "proxy-floor", row: "the reverse proxy's floor on SwiftNIO", target: "reverse-proxy gate vs nginx"),
+        ]
+    )
+    func shapeFloor(_ floor: FloorRow) async throws {
         // The floor: rounds 0.40, 0.50, 0.44 of nginx (50, 48, 52 k); median 23 k of 50 k = 0.46.
-        let floor = [20_000.0, 24_000, 23_000].enumerated().map { Trial(label: "authreq-floor", round: $0.offset + 1, rps: $0.element) }
-        let trials = Self.gateRounds(gate: [25_000, 31_000, 32_000], authRequest: [15_000, 16_000, 17_000]) + floor
+        let floorTrials = [20_000.0, 24_000, 23_000].enumerated().map { Trial(label: floor.label, round: $0.offset + 1, rps: $0.element) }
+        let trials = Self.gateRounds(gate: [20_000, 21_000, 22_000], authRequest: [15_000, 16_000, 17_000]) + floorTrials
         let report = try await Self.gateReport(trials)
         #expect(report.status == 0, "\(report.table)")
-        let row = report.row("the auth_request shape's floor")
+        let row = report.row(floor.row)
         #expect(row.contains("0.46 x (by round: 0.40, 0.50, 0.44)"), "\(row)")
         #expect(!row.contains("**met**") && !row.contains("**MISSED**"), "the floor has no target of its own: \(row)")
-        #expect(report.row("nginx + gate (auth_request) vs nginx").contains("**MISSED**"))
+        #expect(report.row(floor.target).contains("**MISSED**"))
 
         var spoiled = trials
-        let index = try #require(spoiled.firstIndex { $0.label == "authreq-floor" && $0.round == 2 })
+        let index = try #require(spoiled.firstIndex { $0.label == floor.label && $0.round == 2 })
         spoiled[index].readErrors = 2
         let invalid = try await Self.gateReport(spoiled)
         #expect(invalid.status == 1, "\(invalid.table)")
-        #expect(invalid.row("the auth_request shape's floor").contains { $0.hasPrefix("**INVALID**") && $0.contains("2 socket errors") })
-    }
-
-    @Test("the reverse proxy's SwiftNIO floor is reported beside the gate's target, never judged met; a spoiled floor trial makes the run INVALID")
-    func reverseProxyFloor() async throws {
-        // The floor: rounds 0.60, 0.75, 0.65 of nginx (50, 48, 52 k); median 34 k of 50 k = 0.68.
-        let floor = [30_000.0, 36_000, 34_000].enumerated().map { Trial(label: "proxy-floor", round: $0.offset + 1, rps: $0.element) }
-        let trials = Self.gateRounds(gate: [25_000, 26_000, 27_000], authRequest: [15_000, 16_000, 17_000]) + floor
-        let report = try await Self.gateReport(trials)
-        #expect(report.status == 0, "\(report.table)")
-        let row = report.row("the reverse proxy's floor on SwiftNIO")
-        #expect(row.contains("0.68 x (by round: 0.60, 0.75, 0.65)"), "\(row)")
-        #expect(!row.contains("**met**") && !row.contains("**MISSED**"), "the floor has no target of its own: \(row)")
-        #expect(report.row("reverse-proxy gate vs nginx").contains("**MISSED**"))
-        #expect(report.table.contains("| static nginx (`return 200`, 1 worker) | SwiftNIO's reverse proxy with nothing of its own"))
-
-        var spoiled = trials
-        let index = try #require(spoiled.firstIndex { $0.label == "proxy-floor" && $0.round == 3 })
-        spoiled[index].non2xx = 5
-        let invalid = try await Self.gateReport(spoiled)
-        #expect(invalid.status == 1, "\(invalid.table)")
-        #expect(invalid.row("the reverse proxy's floor on SwiftNIO").contains { $0.hasPrefix("**INVALID**") })
+        #expect(invalid.row(floor.row).contains { $0.hasPrefix("**INVALID**") && $0.contains("2 socket errors") })
     }
 
     /// Runs `loadtool.py floor-report` (scripts/bench-floor's report) over these trials; with
