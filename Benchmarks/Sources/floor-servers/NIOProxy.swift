@@ -55,6 +55,9 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         back?.close()
+        // The two handlers hold each other: the cycle ends with the client's connection.
+        back = nil
+        waiting.removeAll()
         context.fireChannelInactive()
     }
 
