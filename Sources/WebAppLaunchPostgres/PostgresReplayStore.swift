@@ -61,11 +61,12 @@ public final class PostgresReplayStore: CallbackReplayStore, Service {
         /// ``poolSize``). Claims that arrive meanwhile wait and go out together in the next
         /// statement, so fewer statements in flight mean bigger batches and fewer commits.
         /// One is the cheapest for the server and the database alike: on loopback, sharing
-        /// two cores with the server, one gave 8-27 % less server CPU per launch than two,
-        /// 8-28 % more launches/s and a lower p99 (3 interleaved pairs); earlier, 2 and 4 gave
-        /// the same launches/s and 8 a tenth fewer. A claim then waits at most for the
-        /// statement in flight and its own. Raise it when round trips to a distant database
-        /// dominate a claim's wait.
+        /// two cores with the server, one gave less server CPU per launch than two in 7 of 7
+        /// interleaved pairs (paired median 0.83), more launches/s in every pair and a lower
+        /// p99 in six (BENCHMARKS.md, 28 Nov; six pairs of another build, earlier, had shown
+        /// no clear difference); before that, 2 and 4 gave the same launches/s and 8 a tenth
+        /// fewer. A claim then waits at most for the statement in flight and its own. Raise it
+        /// when round trips to a distant database dominate a claim's wait.
         public var statementsInFlight: Int = 1
         /// Longest wait for a new connection.
         public var connectTimeout: Duration = .seconds(2)
