@@ -373,9 +373,111 @@ struct BoundaryMatrixTests {
         #expect(try await process.stop(within: .seconds(10)) == 0)
     }
 
+    // MARK: Connection persistence
+
+    /// How a request asks for its connection to end with its answer (RFC 9112 §9.3), and the
+    /// same request asking to keep it.
+    enum ClosingRequest: CaseIterable, CustomStringConvertible {
+        case http10WithoutKeepAlive, closeCapitalised, closeWithAnotherOption
+
+        var description: String { "\(self.version) \(self.connection ?? "(no Connection field)")" }
+        var version: String { self == .http10WithoutKeepAlive ? "HTTP/1.0" : "HTTP/1.1" }
+        /// The `Connection` field that ends the connection.
+        var connection: String? {
+            switch self {
+            case .http10WithoutKeepAlive: nil
+            case .closeCapitalised: "Close"
+            case .closeWithAnotherOption: "close, TE"
+            }
+        }
+        /// The `Connection` field that keeps it, for the same version.
+        var keepingConnection: String? { self == .http10WithoutKeepAlive ? "keep-alive" : nil }
+    }
+
+    /// A raw GET the entry point answers on its own path (a fresh launch for `serve`, a
+    /// session's page for the reverse proxy, nginx's check for `/auth`, the catalogue without
+    /// a token for the launcher), with `version` and `connection`.
+    static func answeredRequest(_ entry: EntryPoint, running: Running?, cookie: String?, version: String, connection: String?) async throws -> String {
+        var target = "/v1/catalogue"
+        var fields = ["Host: 127.0.0.1"]
+        switch entry {
+        case .serve, .serveOnHummingbirdPath:
+            let launch = try await mint(try #require(running), kvnumber: "A123456780")
+            target = String(launch.dropFirst("http://127.0.0.1:\(try #require(running).port)".count))
+        case .gateReverseProxy, .gateReverseProxyOnHummingbirdPath:
+            target = "/page?x=1"
+            fields.append("Cookie: \(try #require(cookie))")
+        case .gateAuthRequest, .gateAuthRequestOnHummingbirdPath:
+            target = "/auth"
+            fields += ["Cookie: \(try #require(cookie))", "X-Original-Method: GET", "X-Original-URI: /page"]
+        case .launcher:
+            break
+        }
+        if let connection { fields.append("Connection: \(connection)") }
+        return "GET \(target) \(version)\r\n" + fields.map { $0 + "\r\n" }.joined() + "\r\n"
+    }
+
+    /// The answers in a raw exchange, in order: each one's status and head (its body skipped
+    /// by its `Content-Length`).
+    static func answers(_ text: String) -> [(status: Int, head: String)] {
+        var bytes = Substring(text).utf8[...]
+        var found: [(status: Int, head: String)] = []
+        let separator = Array("\r\n\r\n".utf8)
+        while let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) {
+            let head = String(decoding: bytes[..<end], as: UTF8.self)
+            let lines = head.components(separatedBy: "\r\n")
+            guard let status = lines.first.flatMap({ Int($0.split(separator: " ").dropFirst().first ?? "") }) else { break }
+            let length = lines.first { $0.lowercased().hasPrefix("content-length:") }.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            found.append((status, head))
+            bytes = bytes[bytes.index(end, offsetBy: separator.count)...].dropFirst(length)
+        }
+        return found
+    }
+
+    @Test("a request that does not keep its connection (HTTP/1.0 without keep-alive, Connection: Close, close with another option) gets its answer with Connection: close, then the close; the same request keeping it is answered and the connection goes on; on every entry point and path",
+          arguments: EntryPoint.allCases + [.serveOnHummingbirdPath, .gateReverseProxyOnHummingbirdPath, .gateAuthRequestOnHummingbirdPath])
+    func closingRequestEndsConnection(entry: EntryPoint) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var running: Running?
+        let port: Int
+        let process: BackgroundSubprocess
+        if entry.holdsSessions {
+            let started = try await Self.start(entry, in: directory)
+            (running, port, process) = (started, started.port, started.process)
+        } else {
+            port = try freeLoopbackPort()
+            process = try await Self.listening(entry, port: port, options: [], in: directory)
+        }
+        var cookie: String?
+        if entry != .launcher, entry != .serve, entry != .serveOnHummingbirdPath, let running {
+            let exchanged: String = try #require(try await Self.get(try await Self.mint(running, kvnumber: "A123456780")).cookie, "\(process.standardError)")
+            cookie = exchanged
+        }
+        for closing in ClosingRequest.allCases {
+            let kept = try await Self.answeredRequest(entry, running: running, cookie: cookie, version: closing.version, connection: closing.keepingConnection)
+            let both = try await rawExchange([kept, "GET /not-a-page HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"], port: port)
+            let keptAnswers = Self.answers(both.text)
+            #expect(keptAnswers.count == 2 && both.closed, "\(closing) kept: \(keptAnswers.map(\.head))")
+            #expect(keptAnswers.first.map { !$0.head.lowercased().contains("\r\nconnection: close") } == true, "\(closing) kept: \(keptAnswers.map(\.head))")
+
+            // Alone: a request pipelined after it would be a parse error (NIO's parser takes no
+            // bytes after a message that ends its connection).
+            let request = try await Self.answeredRequest(entry, running: running, cookie: cookie, version: closing.version, connection: closing.connection)
+            let ended = try await rawExchange([request], port: port)
+            let endedAnswers = Self.answers(ended.text)
+            #expect(ended.closed, "\(closing): the connection stayed open")
+            #expect(endedAnswers.map(\.status) == keptAnswers.prefix(1).map(\.status), "\(closing): \(endedAnswers.map(\.head))")
+            #expect(endedAnswers.first?.head.lowercased().components(separatedBy: "\r\n").contains("connection: close") == true, "\(closing): \(endedAnswers.map(\.head))")
+        }
+        #expect(try await process.stop(within: .seconds(10)) == 0)
+        _ = try? await running?.upstream?.stop(within: .seconds(5))
+    }
+
     /// A running entry point with a launch-minting registry for its app.
     struct Running {
         let process: BackgroundSubprocess
+        let port: Int
         let appURL: String
         let registry: String
         let upstream: BackgroundSubprocess?
@@ -398,7 +500,7 @@ struct BoundaryMatrixTests {
             standardErrorPath: directory.path("\(entry.rawValue).log")
         )
         _ = try await process.firstLine(within: .seconds(20)) { $0.contains("listening on") || $0.hasPrefix("webapp-launch serving") }
-        return Running(process: process, appURL: appURL, registry: try registry(at: appURL, in: directory), upstream: upstream)
+        return Running(process: process, port: port, appURL: appURL, registry: try registry(at: appURL, in: directory), upstream: upstream)
     }
 
     /// Mints a launch for `kvnumber` (names and token fixed).

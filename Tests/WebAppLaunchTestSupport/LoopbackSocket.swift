@@ -47,18 +47,29 @@ public final class LoopbackSocket {
 
     /// Reads until the peer closes or the limit passes.
     public func readAll(limit: Duration) throws -> String {
+        try read(limit: limit).text
+    }
+
+    /// Reads until the peer closes or the limit passes, and says which came first.
+    /// - Parameter limit: How long to read.
+    /// - Returns: What was read, and whether the peer closed the connection within `limit`.
+    public func read(limit: Duration) throws -> (text: String, closed: Bool) {
         let deadline = ContinuousClock.now + limit
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var closed = false
         while ContinuousClock.now < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) >= 0 else { throw SocketError() }
             guard poller.revents != 0 else { continue }
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
+            if count <= 0 {
+                closed = true
+                break
+            }
             received += buffer[0..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        return (String(decoding: received, as: UTF8.self), closed)
     }
 
     /// Closes the socket.
@@ -115,5 +126,22 @@ public func rawPipelinedGets(_ targets: [String], port: Int, limit: Duration = .
         }
         try client.send(requests.joined())
         return try client.readAll(limit: limit)
+    }
+}
+
+/// Sends `requests` (whole HTTP/1 requests, pipelined in one write) to a server on
+/// 127.0.0.1:`port` on a new connection and reads until the server closes it or `limit`
+/// passes, off the cooperative pool.
+/// - Parameters:
+///   - requests: The raw requests, in order.
+///   - port: The server's port.
+///   - limit: How long to read.
+/// - Returns: Every answer as sent, and whether the server closed the connection in time.
+public func rawExchange(_ requests: [String], port: Int, limit: Duration = .seconds(5)) async throws -> (text: String, closed: Bool) {
+    try await offload { () throws -> (text: String, closed: Bool) in
+        let client = try LoopbackSocket(port: port)
+        defer { client.close() }
+        try client.send(requests.joined())
+        return try client.read(limit: limit)
     }
 }

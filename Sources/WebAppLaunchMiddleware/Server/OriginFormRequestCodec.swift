@@ -18,6 +18,11 @@ import NIOHTTPTypesHTTP1
 /// In front of a ``LaunchFastPathHandler`` it also hands that handler the long values of a
 /// head as they are (``UncheckedHeadValues``): an origin-form target, and the session's
 /// `Set-Cookie` of an answer written on the event loop.
+///
+/// It sees every request and every answer of its connection, whichever path answers, so it
+/// also keeps the connection's persistence (``ConnectionPersistence``): the answer to a
+/// request that does not keep the connection open says `Connection: close`, and the
+/// connection closes once that answer is written.
 final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -27,6 +32,7 @@ final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandle
     private let secure: Bool
     /// Shared with the connection's ``LaunchFastPathHandler``; `nil` without one.
     private let unchecked: UncheckedHeadValues?
+    private var persistence = ConnectionPersistence()
 
     /// - Parameters:
     ///   - secure: Whether the connection is TLS (the request's scheme).
@@ -78,6 +84,7 @@ final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            persistence.requestHead(keepsAlive: head.isKeepAlive)
             do {
                 let request = try unchecked.map { try requestLeavingTarget(from: head, in: $0) } ?? Self.request(from: head, secure: secure)
                 context.fireChannelRead(wrapInboundOut(.head(request)))
@@ -94,23 +101,36 @@ final class OriginFormRequestCodec: ChannelDuplexHandler, RemovableChannelHandle
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let response):
-            guard let setCookie = unchecked?.takeSetCookie() else {
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(response))), promise: promise)
-                return
+            var head: HTTPResponseHead
+            if let setCookie = unchecked?.takeSetCookie() {
+                // nio-extras' conversion, with the session's `Set-Cookie` among the fields as it is.
+                var fields = response.headerFields.map { ($0.name.rawName, $0.value) }
+                fields.insert(("Set-Cookie", setCookie.value), at: min(setCookie.index, fields.count))
+                head = HTTPResponseHead(
+                    version: .http1_1,
+                    status: HTTPResponseStatus(statusCode: response.status.code, reasonPhrase: response.status.reasonPhrase),
+                    headers: HTTPHeaders(fields)
+                )
+            } else {
+                head = HTTPResponseHead(response)
             }
-            // nio-extras' conversion, with the session's `Set-Cookie` among the fields as it is.
-            var fields = response.headerFields.map { ($0.name.rawName, $0.value) }
-            fields.insert(("Set-Cookie", setCookie.value), at: min(setCookie.index, fields.count))
-            let head = HTTPResponseHead(
-                version: .http1_1,
-                status: HTTPResponseStatus(statusCode: response.status.code, reasonPhrase: response.status.reasonPhrase),
-                headers: HTTPHeaders(fields)
-            )
+            if response.status.kind != .informational, persistence.answerHead() {
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body(let body):
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: promise)
         case .end(let trailers):
-            context.write(wrapOutboundOut(.end(trailers.map(HTTPHeaders.init))), promise: promise)
+            let end = wrapOutboundOut(.end(trailers.map(HTTPHeaders.init)))
+            guard persistence.answerEnd() else {
+                context.write(end, promise: promise)
+                return
+            }
+            // The connection's last answer: closed once its bytes are written, none cut off.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            written.futureResult.cascade(to: promise)
+            context.writeAndFlush(end, promise: written)
         }
     }
 }
