@@ -21,9 +21,10 @@ import WebAppLaunchMiddleware
 ///   `auth_request`; one that got here anyway) gets 401, so nginx sends it to the gate, which
 ///   exchanges or refuses it: a live session never lets a launch through to the app.
 /// - nginx cannot remove header names by prefix, so a request with any `X-WebApp-Launch-*`
-///   field in any spelling (folded: case, `_` for `-`) gets 403, as does one carrying more
-///   session cookies of ours than the configuration's maps remove
-///   (``SessionCookieFamily/nginxPasses``).
+///   field in any spelling (folded: case, `_` for `-`) gets 403.
+/// - The 202 carries the app's cookies (``NginxConfiguration/appCookies``): the request's
+///   cookies without any session cookie of ours, removed by the reverse proxy's rule
+///   (``SessionCookieFamily/removing(from:)``), which nginx sends to the app as its `Cookie`.
 public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddleware {
     /// The path nginx's `auth_request` subrequest is proxied to.
     public static var path: String { "/auth" }
@@ -56,17 +57,13 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
     ///   - headers: Its fields (nginx's original method and target among them).
     ///   - session: Its verified, live session.
     ///   - logger: Where a refusal is logged (its code, no personal data).
-    /// - Returns: 202 with the identity headers, or 401, 403 or 405.
+    /// - Returns: 202 with the identity headers and the app's cookies, or 401, 403 or 405.
     public func answer(method: HTTPRequest.Method, headers: HTTPFields, session: LaunchSession, logger: Logger) -> LaunchAnswer {
         guard method == .get || method == .head else {
             return LaunchAnswer(status: .methodNotAllowed, headerFields: [.allow: "GET, HEAD"])
         }
         if headers.contains(where: { IdentityHeaders.isIdentityField($0.name) }) {
             logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
-            return LaunchAnswer(status: .forbidden, headerFields: [:])
-        }
-        if SessionCookieFamily.count(in: headers) > SessionCookieFamily.nginxPasses {
-            logger.notice("gate.too_many_session_cookies", metadata: ["code": "cookie_family"])
             return LaunchAnswer(status: .forbidden, headerFields: [:])
         }
         guard let target = headers[NginxConfiguration.originalURI],
@@ -85,6 +82,10 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
             logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
             return LaunchAnswer(status: .unauthorized, headerFields: [:])
         }
-        return LaunchAnswer(status: .accepted, headerFields: IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken))
+        var fields = IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken)
+        if let cookies = SessionCookieFamily.appCookies(in: headers) {
+            fields.append(HTTPField(name: NginxConfiguration.appCookies, value: cookies))
+        }
+        return LaunchAnswer(status: .accepted, headerFields: fields)
     }
 }

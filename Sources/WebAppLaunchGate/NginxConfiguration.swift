@@ -27,9 +27,13 @@ import WebAppRegistry
 ///   whole request line, query included, e.g. when the gate is down).
 /// - **Families.** Identity headers are set with `proxy_set_header` (replacing any client field
 ///   of the name), hidden from responses; header names with `_` are dropped
-///   (`underscores_in_headers off`) and `/auth` refuses any identity field in any spelling;
-///   every session cookie of ours is removed (up to ``SessionCookieFamily/nginxPasses``; `/auth`
-///   refuses a request with more).
+///   (`underscores_in_headers off`) and `/auth` refuses any identity field in any spelling.
+///   The app's `Cookie` is the one `/auth` answers with (``appCookies``): the request's cookies
+///   without any session cookie of ours, removed by the gate's own rule
+///   (``SessionCookieFamily/removing(from:)``, the reverse proxy's), however many there are.
+///   nginx once removed them itself with four regular-expression `map`s over the whole
+///   `Cookie` field, which took about 11-19 µs of its CPU per request, more than `proxy_pass`
+///   costs it whole (BENCHMARKS.md).
 /// - **Byte-exact targets.** Every `proxy_pass` sends `$request_uri`, as the client sent it.
 /// - **Kept connections.** Every request asks `/auth`, so nginx keeps enough idle connections
 ///   to the gate for the subrequests a worker has in flight (with fewer, each surplus
@@ -83,6 +87,12 @@ public struct NginxConfiguration: Sendable, Hashable {
     public static let originalURI = HTTPField.Name("X-Original-URI")!
     /// The field carrying the original request method to `/auth`.
     public static let originalMethod = HTTPField.Name("X-Original-Method")!
+    /// The field of `/auth`'s 202 that carries the app's cookies: the request's `Cookie`
+    /// fields without any session cookie of ours, joined with `; `; absent when none is left.
+    /// nginx sends it to the app as its `Cookie` (`auth_request_set`). Its name is in the
+    /// identity family (`X-WebApp-Launch-`), so a client's field of that name is refused by
+    /// `/auth` and never reaches the app, and an app's is hidden from its responses.
+    public static let appCookies = HTTPField.Name("X-WebApp-Launch-App-Cookies")!
 
     /// Creates a configuration.
     /// - Parameters:
@@ -117,7 +127,7 @@ public struct NginxConfiguration: Sendable, Hashable {
         NginxConfiguration(publicURL: try! RegisteredURL("http://127.0.0.1:8080/"))
     }
 
-    /// The `http {}` part: log format, the launch and cookie maps, the two upstreams.
+    /// The `http {}` part: log format, the launch maps, the two upstreams.
     public var httpContext: String {
         var lines: [String] = []
         lines += [
@@ -146,30 +156,6 @@ public struct NginxConfiguration: Sendable, Hashable {
             "    \"~^.. /_webapp_launch/\" 0;",
             "    \"~^00 \" 0;",
             "}",
-            "",
-            "# Every session cookie of ours (\(SessionCookieFamily.plainName), \(SessionCookieFamily.hostPrefix)<app>,",
-            "# any case) is removed before the app; other cookies stay. Each pass removes one;",
-            "# /auth refuses a request carrying more than \(SessionCookieFamily.nginxPasses).",
-        ]
-        var source = "$http_cookie"
-        for pass in 1...SessionCookieFamily.nginxPasses {
-            let target = "$webapp_launch_cookie_pass\(pass)"
-            lines += [
-                "map \(source) \(target) {",
-                "    default \(source);",
-                "    \"~^(?<wl_before\(pass)>(?:.*;)?)\\s*(?i:\(Self.regexEscaped(SessionCookieFamily.plainName))|\(Self.regexEscaped(SessionCookieFamily.hostPrefix))[^=;]*)\\s*=[^;]*;?(?<wl_after\(pass)>.*)$\" \"$wl_before\(pass)$wl_after\(pass)\";",
-                "}",
-            ]
-            source = target
-        }
-        lines += [
-            "# Without the separators a removed first or last cookie leaves.",
-            "map \(source) $webapp_launch_app_cookie {",
-            "    default \(source);",
-            "    \"~^[;\\s]*(?<wl_cookies>.*?)[;\\s]*$\" $wl_cookies;",
-            "}",
-        ]
-        lines += [
             "",
             "# Every request asks the gate: idle connections for the subrequests a worker has in",
             "# flight, kept for any number of requests, let go before the gate's idle timeout.",
@@ -259,7 +245,7 @@ public struct NginxConfiguration: Sendable, Hashable {
     }
 
     /// The directives of a location that proxies to the app: the session check, the identity
-    /// from the gate's answer (replacing any client field), the cleaned cookie, the forwarding
+    /// from the gate's answer (replacing any client field), the app's cookies from that answer, the forwarding
     /// policy, the identity fields hidden from responses.
     private func appDirectives(publicHost: String) -> [String] {
         var lines = ["auth_request \(Self.authLocation);"]
@@ -269,10 +255,12 @@ public struct NginxConfiguration: Sendable, Hashable {
         for name in IdentityHeaders.names {
             lines.append("proxy_set_header \(name.rawName) \(Self.variable(for: name));")
         }
-        for name in IdentityHeaders.names {
+        for name in IdentityHeaders.names + [Self.appCookies] {
             lines.append("proxy_hide_header \(name.rawName);")
         }
         lines += [
+            "# The request's cookies without any session cookie of ours, as /auth answered them.",
+            "auth_request_set $webapp_launch_app_cookie $upstream_http_\(Self.variableSuffix(for: Self.appCookies));",
             "proxy_set_header Cookie $webapp_launch_app_cookie;",
             "# Forwarding policy (as the reverse-proxy gate): \(UpstreamRequestHeaders.forwardingPolicy).",
             "proxy_set_header Host \(publicHost);",

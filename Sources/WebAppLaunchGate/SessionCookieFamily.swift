@@ -7,17 +7,14 @@ import WebAppLaunchMiddleware
 /// None of them may reach an upstream: each holds a sealed session with the user's identity
 /// (and, when kept, the access token). On a shared origin the browser sends every app's
 /// `__Host-` cookie to every path, so removing only this gate's own name would hand another
-/// app's session to this app. The gate removes the family from every `Cookie` field; the
-/// nginx configuration it prints removes the same family (``NginxConfiguration``), up to
-/// ``nginxPasses`` occurrences, and `/auth` refuses a request carrying more.
+/// app's session to this app. The gate removes the family from every `Cookie` field, in both
+/// shapes: as the reverse proxy, and as nginx's `/auth`, which answers with the app's cookies
+/// for nginx to send (``appCookies(in:)``, ``NginxConfiguration/appCookies``).
 public enum SessionCookieFamily {
     /// The plain-http name (loopback development).
     public static var plainName: String { SessionCookieName.plain }
     /// The prefix of the https names (one per app id).
     public static var hostPrefix: String { SessionCookieName.hostPrefix }
-    /// How many occurrences the nginx configuration's maps remove; `/auth` refuses more.
-    public static let nginxPasses = 4
-
     /// Whether a cookie name is one of ours.
     /// - Parameter name: A cookie name as sent (surrounding blanks already removed).
     /// - Returns: `true` for the plain name and any `__Host-webapp_launch_session_…`, in any
@@ -44,17 +41,17 @@ public enum SessionCookieFamily {
         return removedAny ? kept.joined(separator: "; ") : value
     }
 
-    /// How many cookies of the family a request's `Cookie` fields carry.
+    /// The app's cookies among a request's: every `Cookie` field without the family
+    /// (``removing(from:)``), joined with `; ` as one `Cookie` field carries them.
     /// - Parameter fields: The request's fields.
-    /// - Returns: The count over every `Cookie` field.
-    public static func count(in fields: HTTPFields) -> Int {
-        fields.lazy.filter { $0.name == .cookie }.reduce(0) { total, field in
-            total + CookiePairs(field.value).count { contains(trimmed($0.name)) }
-        }
+    /// - Returns: The cookies left, or `nil` when none is.
+    public static func appCookies(in fields: HTTPFields) -> String? {
+        let kept = fields.lazy.filter { $0.name == .cookie }.compactMap { removing(from: $0.value) }
+        return kept.isEmpty ? nil : kept.joined(separator: "; ")
     }
 
-    /// A name without trailing blanks: `webapp_launch_session =…` is ours too (removed,
-    /// counted), though no verifier would open it.
+    /// A name without trailing blanks: `webapp_launch_session =…` is ours too (removed),
+    /// though no verifier would open it.
     private static func trimmed(_ name: Substring) -> Substring {
         var name = name
         while let last = name.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { name = name.dropLast() }

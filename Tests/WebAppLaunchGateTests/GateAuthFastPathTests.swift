@@ -21,8 +21,10 @@ struct GateAuthFastPathTests {
         /// The fields besides the cookie.
         var headers: [(String, String)] = GateAuthFastPathTests.original
         var withSession = true
-        /// How many more session cookies of the family ride along (more than nginx's maps remove is refused).
+        /// How many more session cookies of the family ride along (removed from the app's cookies).
         var extraSessionCookies = 0
+        /// The app's own cookies beside them (the 202's app cookies).
+        var appCookies: [String] = []
         /// The refusal the endpoint logs, when it logs one.
         var logged: String?
     }
@@ -34,7 +36,7 @@ struct GateAuthFastPathTests {
         Case(name: "a live session, the original request a POST", headers: [("X-Original-URI", "/form"), ("X-Original-Method", "POST")]),
         Case(name: "a spoofed identity field", headers: original + [("X-WebApp-Launch-KVNR", "B551029382")], logged: "gate.spoofed_identity_header"),
         Case(name: "a spoofed identity field, folded", headers: original + [("x_webapp_launch_first_name", "Mallory")], logged: "gate.spoofed_identity_header"),
-        Case(name: "more session cookies than nginx removes", extraSessionCookies: 4, logged: "gate.too_many_session_cookies"),
+        Case(name: "five more session cookies of the family and two of the app's", extraSessionCookies: 5, appCookies: ["theme=dark", "lang=de"]),
         Case(name: "no original target", headers: [("X-Original-Method", "GET")], logged: "gate.auth_without_original_request"),
         Case(name: "an original method that is no method", headers: [("X-Original-URI", "/"), ("X-Original-Method", "G ET")], logged: "gate.auth_without_original_request"),
         Case(name: "a launch at /auth", headers: [("X-Original-URI", "/?launch=abc"), ("X-Original-Method", "GET")], logged: "gate.launch_at_auth"),
@@ -68,7 +70,7 @@ struct GateAuthFastPathTests {
                     var headers = item.headers
                     if item.withSession {
                         let extra = (0..<item.extraSessionCookies).map { "\(name)=other\($0)" }
-                        headers.append(("Cookie", ([session] + extra).joined(separator: "; ")))
+                        headers.append(("Cookie", (item.appCookies.prefix(1) + [session] + extra + item.appCookies.dropFirst()).joined(separator: "; ")))
                     }
                     let onFast = try await fastClient.send(fastURL.description + item.target, method: item.method, headers: headers)
                     let onSlow = try await slowClient.send(slowURL.description + item.target, method: item.method, headers: headers)
@@ -85,6 +87,10 @@ struct GateAuthFastPathTests {
         #expect(accepted.1.first == "202")
         #expect(accepted.1.contains("x-webapp-launch-kvnr: A123456780"))
         #expect(accepted.1.contains { $0.hasPrefix("x-webapp-launch-access-token: ") } == passAccessToken)
+        #expect(!accepted.1.contains { $0.hasPrefix("x-webapp-launch-app-cookies") }, "a request with no cookie of the app's gets no app cookies")
+        let crowded = try #require(answers.first { $0.0.hasPrefix("five more session cookies") })
+        #expect(crowded.1.first == "202")
+        #expect(crowded.1.contains("x-webapp-launch-app-cookies: theme=dark; lang=de"), "the app's cookies, every session cookie removed: \(crowded.1)")
         for item in Self.cases {
             guard let message = item.logged else { continue }
             let fast = fastLogs.all.filter { $0.message == message }

@@ -306,14 +306,18 @@ struct GateNginxConfigurationTests {
         #expect(shipped == NginxConfiguration.example.complete)
     }
 
-    @Test("the printed configuration names every identity header and the cookie family the gate uses")
+    @Test("the printed configuration names every identity header the gate uses, and sends the app the cookies /auth answered with")
     func printedFromTheGatesConstants() {
         let text = NginxConfiguration.example.complete
-        for name in IdentityHeaders.names {
-            #expect(text.contains("proxy_set_header \(name.rawName) "))
+        for name in IdentityHeaders.names + [NginxConfiguration.appCookies] {
             #expect(text.contains("proxy_hide_header \(name.rawName);"))
         }
-        #expect(text.contains(SessionCookieFamily.hostPrefix))
+        for name in IdentityHeaders.names {
+            #expect(text.contains("proxy_set_header \(name.rawName) "))
+        }
+        #expect(text.contains("auth_request_set $webapp_launch_app_cookie $upstream_http_x_webapp_launch_app_cookies;"))
+        #expect(text.contains("proxy_set_header Cookie $webapp_launch_app_cookie;"))
+        #expect(!text.contains("$http_cookie"), "nginx reads no cookie of its own")
         #expect(!text.contains("proxy_pass http://webapp_launch_app;"), "every proxy_pass sends $request_uri")
     }
 
@@ -378,7 +382,7 @@ struct GateNginxConfigurationTests {
         withExtendedLifetime(upstream) {}
     }
 
-    @Test("/auth refuses without the original request, sends anything that may be a launch to the gate, and refuses more session cookies than nginx removes")
+    @Test("/auth refuses without the original request and sends anything that may be a launch to the gate; its 202 carries the app's cookies without any session cookie, however many")
     func authEndpointChecks() async throws {
         try await withGate(mode: .authRequest) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
@@ -392,9 +396,11 @@ struct GateNginxConfigurationTests {
             #expect(try await client.send(auth, headers: formTarget).status == 401)
             let otherForm = [("X-Original-URI", "/submit"), ("X-Original-Method", "POST"), ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)]
             #expect(try await client.send(auth, headers: otherForm).status == 202)
-            let many = (1...SessionCookieFamily.nginxPasses).map { "__Host-webapp_launch_session_app\($0)=x" }.joined(separator: "; ")
-            let crowded = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", "\(many); \(cookie)")]
-            #expect(try await client.send(auth, headers: crowded).status == 403)
+            let many = (1...6).map { "__Host-webapp_launch_session_app\($0)=x" }.joined(separator: "; ")
+            let crowded = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", "a=1; \(many); \(cookie); WEBAPP_LAUNCH_SESSION=y"), ("Cookie", "b=2")]
+            let crowdedReply = try await client.send(auth, headers: crowded)
+            #expect(crowdedReply.status == 202)
+            #expect(crowdedReply.headers.filter { $0.name.lowercased() == "x-webapp-launch-app-cookies" }.map(\.value) == ["a=1; b=2"])
             let underscored = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", cookie), ("X-WebApp-Launch_Subject", "x")]
             #expect(try await client.send(auth, headers: underscored).status == 403)
             let fine = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", cookie)]
