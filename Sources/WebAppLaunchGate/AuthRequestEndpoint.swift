@@ -62,12 +62,13 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
         guard method == .get || method == .head else {
             return LaunchAnswer(status: .methodNotAllowed, headerFields: [.allow: "GET, HEAD"])
         }
-        if headers.contains(where: { IdentityHeaders.isIdentityField($0.name) }) {
+        let read = AuthRequestFields(headers)
+        if read.hasIdentityField {
             logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
             return LaunchAnswer(status: .forbidden, headerFields: [:])
         }
-        guard let target = headers[NginxConfiguration.originalURI],
-              let methodName = headers[NginxConfiguration.originalMethod],
+        guard let target = read.originalURI,
+              let methodName = read.originalMethod,
               let originalMethod = HTTPRequest.Method(methodName)
         else {
             logger.notice("gate.auth_without_original_request", metadata: ["code": "no_original_uri"])
@@ -77,13 +78,13 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
         // launch piece in the query, whatever the method; a form POST to the app's path, whose
         // body is not here) is the gate's, never the app's. The configuration sends those to the
         // gate before auth_request; one that got here anyway gets 401, so nginx sends it there.
-        let kind = LaunchRequestKind(method: originalMethod, target: Substring(target), contentType: headers[.contentType], appPaths: appPaths)
+        let kind = LaunchRequestKind(method: originalMethod, target: Substring(target), contentType: read.contentType, appPaths: appPaths)
         guard kind == .other else {
             logger.notice("gate.launch_at_auth", metadata: ["code": "launch_to_gate"])
             return LaunchAnswer(status: .unauthorized, headerFields: [:])
         }
         var fields = IdentityHeaders.fields(for: session, includeAccessToken: passAccessToken)
-        if let cookies = SessionCookieFamily.appCookies(in: headers) {
+        if let cookies = read.appCookies {
             fields.append(HTTPField(name: NginxConfiguration.appCookies, value: cookies))
         }
         return LaunchAnswer(status: .accepted, headerFields: fields)

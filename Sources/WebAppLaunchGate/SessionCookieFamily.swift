@@ -1,4 +1,3 @@
-import HTTPTypes
 import WebAppLaunchMiddleware
 
 /// Every session cookie of ours, of any app: `webapp_launch_session` (plain http) and
@@ -9,7 +8,7 @@ import WebAppLaunchMiddleware
 /// `__Host-` cookie to every path, so removing only this gate's own name would hand another
 /// app's session to this app. The gate removes the family from every `Cookie` field, in both
 /// shapes: as the reverse proxy, and as nginx's `/auth`, which answers with the app's cookies
-/// for nginx to send (``appCookies(in:)``, ``NginxConfiguration/appCookies``).
+/// for nginx to send (``NginxConfiguration/appCookies``).
 public enum SessionCookieFamily {
     /// The plain-http name (loopback development).
     public static var plainName: String { SessionCookieName.plain }
@@ -41,14 +40,6 @@ public enum SessionCookieFamily {
         return removedAny ? kept.joined(separator: "; ") : value
     }
 
-    /// The app's cookies among a request's: every `Cookie` field without the family
-    /// (``removing(from:)``), joined with `; ` as one `Cookie` field carries them.
-    /// - Parameter fields: The request's fields.
-    /// - Returns: The cookies left, or `nil` when none is.
-    public static func appCookies(in fields: HTTPFields) -> String? {
-        let kept = fields.lazy.filter { $0.name == .cookie }.compactMap { removing(from: $0.value) }
-        return kept.isEmpty ? nil : kept.joined(separator: "; ")
-    }
 
     /// A name without trailing blanks: `webapp_launch_session =…` is ours too (removed),
     /// though no verifier would open it.
