@@ -32,8 +32,9 @@ import WebAppRegistry
 ///   without any session cookie of ours, removed by the gate's own rule
 ///   (``SessionCookieFamily/removing(from:)``, the reverse proxy's), however many there are.
 ///   nginx once removed them itself with four regular-expression `map`s over the whole
-///   `Cookie` field, which took about 11-19 µs of its CPU per request, more than `proxy_pass`
-///   costs it whole (BENCHMARKS.md).
+///   `Cookie` field: 12-25 µs of its CPU per request when the session cookie had other
+///   cookies around it or was long (about what `proxy_pass` costs it whole), little for a
+///   short session cookie alone (BENCHMARKS.md).
 /// - **Byte-exact targets.** Every `proxy_pass` sends `$request_uri`, as the client sent it.
 /// - **Kept connections.** Every request asks `/auth`, so nginx keeps enough idle connections
 ///   to the gate for the subrequests a worker has in flight (with fewer, each surplus
