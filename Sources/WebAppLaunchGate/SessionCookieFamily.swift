@@ -14,6 +14,7 @@ public enum SessionCookieFamily {
     public static var plainName: String { SessionCookieName.plain }
     /// The prefix of the https names (one per app id).
     public static var hostPrefix: String { SessionCookieName.hostPrefix }
+
     /// Whether a cookie name is one of ours.
     /// - Parameter name: A cookie name as sent (surrounding blanks already removed).
     /// - Returns: `true` for the plain name and any `__Host-webapp_launch_session_…`, in any
@@ -39,7 +40,6 @@ public enum SessionCookieFamily {
         if kept.isEmpty { return nil }
         return removedAny ? kept.joined(separator: "; ") : value
     }
-
 
     /// A name without trailing blanks: `webapp_launch_session =…` is ours too (removed),
     /// though no verifier would open it.
