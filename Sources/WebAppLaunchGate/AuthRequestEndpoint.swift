@@ -21,7 +21,9 @@ import WebAppLaunchMiddleware
 ///   `auth_request`; one that got here anyway) gets 401, so nginx sends it to the gate, which
 ///   exchanges or refuses it: a live session never lets a launch through to the app.
 /// - nginx cannot remove header names by prefix, so a request with any `X-WebApp-Launch-*`
-///   field in any spelling (folded: case, `_` for `-`) gets 403.
+///   field in any spelling (folded: case, `_` for `-`) gets 403, as does one carrying more
+///   session cookies of ours than a configuration printed by an earlier version removes
+///   (``SessionCookieFamily/nginxPasses``): kept after an upgrade, it passes none on.
 /// - The 202 carries the app's cookies (``NginxConfiguration/appCookies``): the request's
 ///   cookies without any session cookie of ours, removed by the reverse proxy's rule
 ///   (``SessionCookieFamily/removing(from:)``), which nginx sends to the app as its `Cookie`.
@@ -65,6 +67,10 @@ public struct AuthRequestEndpoint<Context: LaunchRequestContext>: RouterMiddlewa
         let read = AuthRequestFields(headers)
         if read.hasIdentityField {
             logger.notice("gate.spoofed_identity_header", metadata: ["code": "spoofed_header"])
+            return LaunchAnswer(status: .forbidden, headerFields: [:])
+        }
+        if read.sessionCookies > SessionCookieFamily.nginxPasses {
+            logger.notice("gate.too_many_session_cookies", metadata: ["code": "cookie_family"])
             return LaunchAnswer(status: .forbidden, headerFields: [:])
         }
         guard let target = read.originalURI,

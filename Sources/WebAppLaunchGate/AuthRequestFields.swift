@@ -2,7 +2,8 @@ import HTTPTypes
 
 /// What `/auth` decides with (``AuthRequestEndpoint/answer(method:headers:session:logger:)``),
 /// read from the request's fields in one pass: whether an identity field is among them,
-/// nginx's original target and method, the content type, and the app's cookies.
+/// nginx's original target and method, the content type, the app's cookies and how many
+/// session cookies of ours it carries.
 ///
 /// `/auth` runs before every request nginx serves. Looking each value up by name had
 /// `HTTPFields` build its index of every field's name per request: the endpoint's share of a
@@ -23,6 +24,8 @@ struct AuthRequestFields {
     /// The request's cookies without any session cookie of ours
     /// (``SessionCookieFamily/removing(from:)``), or `nil` when none is left.
     private(set) var appCookies: String?
+    /// How many cookies of ``SessionCookieFamily`` the `Cookie` fields carry.
+    private(set) var sessionCookies = 0
 
     /// Reads `fields`.
     init(_ fields: HTTPFields) {
@@ -33,7 +36,9 @@ struct AuthRequestFields {
                 return
             }
             if name == .cookie {
-                if let kept = SessionCookieFamily.removing(from: field.value) { Self.join(&appCookies, kept, separator: "; ") }
+                let (kept, removed) = SessionCookieFamily.separating(field.value)
+                sessionCookies += removed
+                if let kept { Self.join(&appCookies, kept, separator: "; ") }
             } else if name == NginxConfiguration.originalURI {
                 Self.join(&originalURI, field.value, separator: ", ")
             } else if name == NginxConfiguration.originalMethod {

@@ -30,11 +30,13 @@ import WebAppRegistry
 ///   (`underscores_in_headers off`) and `/auth` refuses any identity field in any spelling.
 ///   The app's `Cookie` is the one `/auth` answers with (``appCookies``): the request's cookies
 ///   without any session cookie of ours, removed by the gate's own rule
-///   (``SessionCookieFamily/removing(from:)``, the reverse proxy's), however many there are.
-///   nginx once removed them itself with four regular-expression `map`s over the whole
-///   `Cookie` field: 12-25 µs of its CPU per request when the session cookie had other
-///   cookies around it or was long (about what `proxy_pass` costs it whole), little for a
-///   short session cookie alone (BENCHMARKS.md).
+///   (``SessionCookieFamily/removing(from:)``, the reverse proxy's). A configuration printed
+///   by an earlier version removed them itself with four regular-expression `map`s over the
+///   whole `Cookie` field: 12-25 µs of nginx's CPU per request when the session cookie had
+///   other cookies around it or was long (about what `proxy_pass` costs it whole), little for
+///   a short session cookie alone (BENCHMARKS.md). It removed at most
+///   ``SessionCookieFamily/nginxPasses``, and `/auth` still refuses a request with more, so
+///   one kept after an upgrade passes no session cookie on.
 /// - **Byte-exact targets.** Every `proxy_pass` sends `$request_uri`, as the client sent it.
 /// - **Kept connections.** Every request asks `/auth`, so nginx keeps enough idle connections
 ///   to the gate for the subrequests a worker has in flight (with fewer, each surplus

@@ -8,12 +8,18 @@ import WebAppLaunchMiddleware
 /// `__Host-` cookie to every path, so removing only this gate's own name would hand another
 /// app's session to this app. The gate removes the family from every `Cookie` field, in both
 /// shapes: as the reverse proxy, and as nginx's `/auth`, which answers with the app's cookies
-/// for nginx to send (``NginxConfiguration/appCookies``).
+/// for nginx to send (``NginxConfiguration/appCookies``). A configuration printed by an
+/// earlier version removed the family itself, at most ``nginxPasses`` occurrences, and may
+/// still be in use after an upgrade: `/auth` refuses a request carrying more.
 public enum SessionCookieFamily {
     /// The plain-http name (loopback development).
     public static var plainName: String { SessionCookieName.plain }
     /// The prefix of the https names (one per app id).
     public static var hostPrefix: String { SessionCookieName.hostPrefix }
+    /// How many occurrences the `map`s of a configuration printed by an earlier version
+    /// remove; `/auth` refuses a request carrying more, so such a configuration, kept after an
+    /// upgrade, never passes one on (the one printed now takes the app's cookies from `/auth`).
+    public static let nginxPasses = 4
 
     /// Whether a cookie name is one of ours.
     /// - Parameter name: A cookie name as sent (surrounding blanks already removed).
@@ -30,15 +36,23 @@ public enum SessionCookieFamily {
     /// - Returns: The remaining pairs joined by `; `, or `nil`; the value itself (no copy)
     ///   when it holds none of ours.
     public static func removing(from value: String) -> String? {
+        separating(value).kept
+    }
+
+    /// A `Cookie` value taken apart: what ``removing(from:)`` leaves, and how many cookies of
+    /// the family it removed.
+    /// - Parameter value: A `Cookie` field value.
+    /// - Returns: The remaining pairs (or `nil`) and the count of ours.
+    static func separating(_ value: String) -> (kept: String?, removed: Int) {
         // The pairs as the verifier reads them (``CookiePairs``): a pair the session lookup
         // can see is a pair removed here.
         var kept: [Substring] = []
-        var removedAny = false
+        var removed = 0
         for pair in CookiePairs(value) {
-            if contains(trimmed(pair.name)) { removedAny = true } else { kept.append(pair.text) }
+            if contains(trimmed(pair.name)) { removed += 1 } else { kept.append(pair.text) }
         }
-        if kept.isEmpty { return nil }
-        return removedAny ? kept.joined(separator: "; ") : value
+        if kept.isEmpty { return (nil, removed) }
+        return (removed > 0 ? kept.joined(separator: "; ") : value, removed)
     }
 
     /// A name without trailing blanks: `webapp_launch_session =…` is ours too (removed),

@@ -27,7 +27,7 @@ struct AuthRequestFieldsTests {
         #expect(read.contentType == headers[.contentType])
     }
 
-    @Test("the app's cookies: every Cookie field without any session cookie of ours, joined with '; '; none left, none")
+    @Test("the app's cookies: every Cookie field without any session cookie of ours, joined with '; '; none left, none; ours counted")
     func appCookies() {
         let session = "webapp_launch_session=abc.def"
         let headers: HTTPFields = [
@@ -36,8 +36,11 @@ struct AuthRequestFieldsTests {
             .cookie: "lang=de",
         ]
         #expect(AuthRequestFields(headers).appCookies == "theme=dark; lang=de")
+        #expect(AuthRequestFields(headers).sessionCookies == 3)
         #expect(AuthRequestFields([.cookie: session]).appCookies == nil)
+        #expect(AuthRequestFields([.cookie: session]).sessionCookies == 1)
         #expect(AuthRequestFields([.cookie: "a=1"]).appCookies == "a=1")
+        #expect(AuthRequestFields([.cookie: "a=1"]).sessionCookies == 0)
     }
 
     @Test("an identity field in any spelling is found wherever it is among the fields", arguments: ["X-WebApp-Launch-KVNR", "x_webapp_launch_subject", "X-WEBAPP-LAUNCH-APP-COOKIES"])

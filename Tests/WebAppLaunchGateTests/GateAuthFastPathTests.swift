@@ -21,7 +21,8 @@ struct GateAuthFastPathTests {
         /// The fields besides the cookie.
         var headers: [(String, String)] = GateAuthFastPathTests.original
         var withSession = true
-        /// How many more session cookies of the family ride along (removed from the app's cookies).
+        /// How many more session cookies of the family ride along (removed from the app's
+        /// cookies; more than an earlier configuration's maps remove is refused).
         var extraSessionCookies = 0
         /// The app's own cookies beside them (the 202's app cookies).
         var appCookies: [String] = []
@@ -36,7 +37,8 @@ struct GateAuthFastPathTests {
         Case(name: "a live session, the original request a POST", headers: [("X-Original-URI", "/form"), ("X-Original-Method", "POST")]),
         Case(name: "a spoofed identity field", headers: original + [("X-WebApp-Launch-KVNR", "B551029382")], logged: "gate.spoofed_identity_header"),
         Case(name: "a spoofed identity field, folded", headers: original + [("x_webapp_launch_first_name", "Mallory")], logged: "gate.spoofed_identity_header"),
-        Case(name: "five more session cookies of the family and two of the app's", extraSessionCookies: 5, appCookies: ["theme=dark", "lang=de"]),
+        Case(name: "more session cookies than an earlier configuration removes", extraSessionCookies: 4, logged: "gate.too_many_session_cookies"),
+        Case(name: "three more session cookies of the family and two of the app's", extraSessionCookies: 3, appCookies: ["theme=dark", "lang=de"]),
         Case(name: "no original target", headers: [("X-Original-Method", "GET")], logged: "gate.auth_without_original_request"),
         Case(name: "an original method that is no method", headers: [("X-Original-URI", "/"), ("X-Original-Method", "G ET")], logged: "gate.auth_without_original_request"),
         Case(name: "a launch at /auth", headers: [("X-Original-URI", "/?launch=abc"), ("X-Original-Method", "GET")], logged: "gate.launch_at_auth"),
@@ -88,7 +90,7 @@ struct GateAuthFastPathTests {
         #expect(accepted.1.contains("x-webapp-launch-kvnr: A123456780"))
         #expect(accepted.1.contains { $0.hasPrefix("x-webapp-launch-access-token: ") } == passAccessToken)
         #expect(!accepted.1.contains { $0.hasPrefix("x-webapp-launch-app-cookies") }, "a request with no cookie of the app's gets no app cookies")
-        let crowded = try #require(answers.first { $0.0.hasPrefix("five more session cookies") })
+        let crowded = try #require(answers.first { $0.0.hasPrefix("three more session cookies") })
         #expect(crowded.1.first == "202")
         #expect(crowded.1.contains("x-webapp-launch-app-cookies: theme=dark; lang=de"), "the app's cookies, every session cookie removed: \(crowded.1)")
         for item in Self.cases {

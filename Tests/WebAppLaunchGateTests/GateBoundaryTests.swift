@@ -382,7 +382,7 @@ struct GateNginxConfigurationTests {
         withExtendedLifetime(upstream) {}
     }
 
-    @Test("/auth refuses without the original request and sends anything that may be a launch to the gate; its 202 carries the app's cookies without any session cookie, however many")
+    @Test("/auth refuses without the original request, sends anything that may be a launch to the gate, and refuses more session cookies than an earlier configuration's maps remove; its 202 carries the app's cookies without any session cookie")
     func authEndpointChecks() async throws {
         try await withGate(mode: .authRequest) { publicURL, client in
             let cookie = try await client.exchange(try GateFixtures.launchURL(for: publicURL))
@@ -396,11 +396,14 @@ struct GateNginxConfigurationTests {
             #expect(try await client.send(auth, headers: formTarget).status == 401)
             let otherForm = [("X-Original-URI", "/submit"), ("X-Original-Method", "POST"), ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)]
             #expect(try await client.send(auth, headers: otherForm).status == 202)
-            let many = (1...6).map { "__Host-webapp_launch_session_app\($0)=x" }.joined(separator: "; ")
-            let crowded = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", "a=1; \(many); \(cookie); WEBAPP_LAUNCH_SESSION=y"), ("Cookie", "b=2")]
-            let crowdedReply = try await client.send(auth, headers: crowded)
-            #expect(crowdedReply.status == 202)
-            #expect(crowdedReply.headers.filter { $0.name.lowercased() == "x-webapp-launch-app-cookies" }.map(\.value) == ["a=1; b=2"])
+            let many = (1...SessionCookieFamily.nginxPasses).map { "__Host-webapp_launch_session_app\($0)=x" }.joined(separator: "; ")
+            let crowded = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", "\(many); \(cookie)")]
+            #expect(try await client.send(auth, headers: crowded).status == 403)
+            let others = (2...SessionCookieFamily.nginxPasses).map { "__Host-webapp_launch_session_app\($0)=x" }.joined(separator: "; ")
+            let mixed = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", "a=1; \(others); \(cookie)"), ("Cookie", "b=2")]
+            let mixedReply = try await client.send(auth, headers: mixed)
+            #expect(mixedReply.status == 202)
+            #expect(mixedReply.headers.filter { $0.name.lowercased() == "x-webapp-launch-app-cookies" }.map(\.value) == ["a=1; b=2"])
             let underscored = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", cookie), ("X-WebApp-Launch_Subject", "x")]
             #expect(try await client.send(auth, headers: underscored).status == 403)
             let fine = [("X-Original-URI", "/"), ("X-Original-Method", "GET"), ("Cookie", cookie)]
