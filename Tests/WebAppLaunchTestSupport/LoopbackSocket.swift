@@ -118,15 +118,10 @@ public func rawGet(_ path: String, port: Int) async throws -> String {
 ///   - port: The loopback port.
 ///   - limit: How long to read.
 public func rawPipelinedGets(_ targets: [String], port: Int, limit: Duration = .seconds(5)) async throws -> String {
-    try await offload { () throws -> String in
-        let client = try LoopbackSocket(port: port)
-        defer { client.close() }
-        let requests = targets.enumerated().map { index, target in
-            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (index == targets.count - 1 ? "Connection: close\r\n" : "") + "\r\n"
-        }
-        try client.send(requests.joined())
-        return try client.readAll(limit: limit)
+    let requests = targets.enumerated().map { index, target in
+        "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (index == targets.count - 1 ? "Connection: close\r\n" : "") + "\r\n"
     }
+    return try await rawExchange(requests, port: port, limit: limit).text
 }
 
 /// Sends `requests` (whole HTTP/1 requests, pipelined in one write) to a server on
