@@ -59,6 +59,9 @@ let package = Package(
         // The commit `scripts/release` builds from, handed over as a C definition (the one
         // build-time value SwiftPM can pass to code).
         .target(name: "CWebAppLaunchBuildInfo"),
+        // The concurrency runtime's global-enqueue hook, reached by the linker: SwiftNIO's
+        // `dlsym` lookup of it fails in the statically linked release (`EventLoopExecutor`).
+        .target(name: "CWebAppLaunchExecutorHook"),
         .target(
             name: "WebAppRegistry",
             swiftSettings: strictSettings
@@ -224,6 +227,7 @@ let package = Package(
             dependencies: [
                 "WebAppLaunchReload",
                 "CWebAppLaunchBuildInfo",
+                "CWebAppLaunchExecutorHook",
                 "WebAppLaunchLauncher",
                 "WebAppLaunchServer",
                 "WebAppLaunchGate",

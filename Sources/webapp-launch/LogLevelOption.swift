@@ -17,10 +17,15 @@ struct LogLevelOption: ParsableArguments {
         }
     }
 
-    /// Logs which build is starting (``BuildInfo/line``): the first line of a service's log
-    /// once its configuration is accepted, so a refused configuration stays one line on stderr.
+    /// Logs which build is starting (``BuildInfo/line``) and what runs its tasks (`executor`:
+    /// `event-loops`, or `default` when ``EventLoopExecutor`` could not take over): the first
+    /// line of a service's log once its configuration is accepted, so a refused configuration
+    /// stays one line on stderr.
     func announceBuild() {
-        Logger(label: "webapp-launch").notice("\(BuildInfo.line)")
+        Logger(label: "webapp-launch").notice(
+            "\(BuildInfo.line)",
+            metadata: ["executor": "\(EventLoopExecutor.isInstalled ? "event-loops" : "default")"]
+        )
     }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import NIOCore
-import NIOPosix
 
 /// `webapp-launch`: mint, verify and inspect launch URLs, manage keys, run the web app.
 @main
@@ -33,11 +32,12 @@ struct WebAppLaunchCommand: AsyncParsableCommand {
         // cooperative pool and back for every read and write (issue 36: half the CPU of a
         // launch went to those hops and to the core migrations they cause). First thing in
         // the process, before any task is enqueued, but after parsing, which can size that
-        // pool (`--event-loops`) and starts no task.
+        // pool (`--event-loops`) and starts no task. ``EventLoopExecutor`` does it in the
+        // statically linked release too, where SwiftNIO's own installer cannot.
         do {
             var command = try parseAsRoot()
             EventLoopsOption.sizeSharedGroup(loops: (command as? any ListeningCommand)?.eventLoops.eventLoops)
-            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            _ = EventLoopExecutor.isInstalled
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

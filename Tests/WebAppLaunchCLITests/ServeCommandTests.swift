@@ -55,6 +55,9 @@ struct ServeCommandTests {
 
         #expect(try await server.stop(with: SIGTERM, within: .seconds(10)) == 0, "log:\n\(server.standardError)")
         let log = server.standardError
+        // The build line comes first and says the event loops run the tasks (EventLoopExecutor).
+        let buildLine = log.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(buildLine.contains("webapp-launch ") && buildLine.contains("executor=event-loops"), "log:\n\(log)")
         for secret in [Self.demoAccessToken, TestUser.accessToken, token(of: minted)] {
             #expect(!log.contains(secret), "the server log leaks a secret")
         }
