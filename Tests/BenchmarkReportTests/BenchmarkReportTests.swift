@@ -297,20 +297,27 @@ struct BenchmarkReportTests {
         #expect(authRequest.contains { $0.hasPrefix("**INVALID**") && $0.contains("session no longer answered 200") }, "\(authRequest)")
     }
 
-    /// A floor row of the gate report: its trials' label, the row's title, and the target
-    /// read beside it (which these trials miss).
+    /// A floor row of the gate report: its trials' label, the row's title, the target read
+    /// beside it (which these trials miss), and the row of the gate's rate against the floor's.
     struct FloorRow: Sendable, CustomTestStringConvertible {
         let label: String
         let row: String
         let target: String
+        let gateShare: String
         var testDescription: String { label }
     }
 
     @Test(
         "each shape's floor is reported beside the gate's target, never judged met; a spoiled floor trial makes the run INVALID",
         arguments: [
-            FloorRow(label: "authreq-floor", row: "the auth_request shape's floor", target: "nginx + gate (auth_request) vs nginx"),
-            FloorRow(label: "proxy-floor", row: "the reverse proxy's floor on SwiftNIO", target: "reverse-proxy gate vs nginx"),
+            FloorRow(
+                label: "authreq-floor", row: "the auth_request shape's floor", target: "nginx + gate (auth_request) vs nginx",
+                gateShare: "nginx + gate (auth_request) vs its floor"
+            ),
+            FloorRow(
+                label: "proxy-floor", row: "the reverse proxy's floor on SwiftNIO", target: "reverse-proxy gate vs nginx",
+                gateShare: "reverse-proxy gate vs its floor"
+            ),
         ]
     )
     func shapeFloor(_ floor: FloorRow) async throws {
@@ -323,6 +330,10 @@ struct BenchmarkReportTests {
         #expect(row.contains("0.46 x (by round: 0.40, 0.50, 0.44)"), "\(row)")
         #expect(!row.contains("**met**") && !row.contains("**MISSED**"), "the floor has no target of its own: \(row)")
         #expect(report.row(floor.target).contains("**MISSED**"))
+        // The gate beside its floor, reported too: 21 k of 23 k; 15-17 k of 20-24 k by round.
+        let share = report.row(floor.gateShare)
+        #expect(share.contains(floor.label == "proxy-floor" ? "0.91 x (by round: 1.00, 0.88, 0.96)" : "0.70 x (by round: 0.75, 0.67, 0.74)"), "\(share)")
+        #expect(!share.contains("**met**") && !share.contains("**MISSED**"), "no target of its own: \(share)")
 
         var spoiled = trials
         let index = try #require(spoiled.firstIndex { $0.label == floor.label && $0.round == 2 })
@@ -330,6 +341,7 @@ struct BenchmarkReportTests {
         let invalid = try await Self.gateReport(spoiled)
         #expect(invalid.status == 1, "\(invalid.table)")
         #expect(invalid.row(floor.row).contains { $0.hasPrefix("**INVALID**") && $0.contains("2 socket errors") })
+        #expect(invalid.row(floor.gateShare).contains { $0.hasPrefix("**INVALID**") && $0.contains("2 socket errors") })
     }
 
     /// Runs `loadtool.py floor-report` (scripts/bench-floor's report) over these trials; with
